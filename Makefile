@@ -1,0 +1,138 @@
+# caliber: plain GNU Makefile.
+#
+#   make              build ./caliber
+#   make check        build and run every test (unit, CLI, golden, bad input, Python)
+#   make check-sanitize  the same suite against an ASan+UBSan build
+#   make demo         install what is missing, build, run `caliber demo`
+#   make deps         install missing build/test dependencies from Debian's packages
+#   make fuzz         libFuzzer targets, FUZZ_SECONDS each (clang)
+#   make WERROR=1     warnings are errors (CI does this)
+
+VERSION := 0.1.0
+
+CC      ?= cc
+PKGS    := jansson libcrypto
+# Error messages and paths are bounded buffers truncated by design, hence
+# -Wno-format-truncation; jansson's iteration macros take non-const values,
+# hence no -Wcast-qual.
+WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion \
+           -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-truncation \
+           -Wpointer-arith -Wundef -Wvla -Wimplicit-fallthrough -Wwrite-strings
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
+STD     := -std=c11 -D_XOPEN_SOURCE=700
+OPT     ?= -O2 -g
+
+# Build flavours: the normal build and the sanitizer build live side by side.
+ifeq ($(SANITIZE),1)
+BUILD   := build/sanitize
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT     := -O1 -g
+else
+BUILD   := build/normal
+SANFLAGS :=
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+CFLAGS_ALL  = $(STD) $(OPT) $(WARN) $(SANFLAGS) -Isrc -I$(BUILD) $(PKG_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
+LIBS_ALL    = $(PKG_LIBS) -lm
+
+SRC      := $(sort $(wildcard src/*.c))
+LIB_SRC  := $(filter-out src/main.c,$(SRC))
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TLIB_SRC := $(sort $(wildcard tests/lib/*.c))
+TLIB_OBJ := $(TLIB_SRC:tests/lib/%.c=$(BUILD)/tests/lib/%.o)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+
+.SECONDARY:
+
+.PHONY: all check check-sanitize demo deps fuzz clean bench device-check FORCE
+
+all: caliber
+
+# The binary at the top is always the normal build; the sanitizer build stays
+# under build/sanitize/caliber.
+ifeq ($(SANITIZE),1)
+caliber: $(BUILD)/caliber
+else
+caliber: $(BUILD)/caliber
+	cp $< $@
+endif
+
+$(BUILD)/caliber: $(BUILD)/main.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/%.o: src/%.c src/*.h $(BUILD)/version.h | $(BUILD)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+# version.h carries the version and the commit the build came from; it is
+# rewritten only when either changes, so a rebuild stays incremental.
+$(BUILD)/version.h: FORCE | $(BUILD)
+	@commit=$$(git rev-parse -q --verify HEAD 2>/dev/null); \
+	if [ -z "$$commit" ]; then \
+	  if git rev-parse --git-dir >/dev/null 2>&1; then commit="unknown (no commit in this checkout yet)"; \
+	  else commit="unknown (built outside a git checkout)"; fi; \
+	elif [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit="$$commit+dirty"; fi; \
+	printf '#define CALIBER_VERSION "%s"\n#define CALIBER_COMMIT "%s"\n' '$(VERSION)' "$$commit" > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(BUILD):
+	mkdir -p $(BUILD)/tests/lib $(BUILD)/tools
+
+$(BUILD)/tests/lib/%.o: tests/lib/%.c tests/lib/*.h src/*.h $(BUILD)/version.h | $(BUILD)
+	$(CC) $(CFLAGS_ALL) -Itests/lib -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) $(TLIB_OBJ) src/*.h | $(BUILD)
+	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(TLIB_OBJ) $(LIBS_ALL) $(CMOCKA_LIBS)
+
+# Test tools: small programs the CLI tests use to build and seal run roots
+# through the same library the binary uses.
+$(BUILD)/tools/%: tests/tools/%.c $(LIB_OBJ) $(TLIB_OBJ) src/*.h | $(BUILD)
+	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(TLIB_OBJ) $(LIBS_ALL)
+
+check: $(BUILD)/caliber $(UNIT_BIN) $(TOOL_BIN)
+	@tests/run.sh $(BUILD)
+
+check-sanitize:
+	@$(MAKE) --no-print-directory SANITIZE=1 check
+
+deps:
+	@scripts/deps.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory caliber
+	@echo "make demo: caliber demo does not exist yet; running prepare --dry-run on the example manifest"
+	./caliber prepare campaigns/example/manifest.json --inventory-dir ops --dry-run
+
+FUZZ_SECONDS ?= 10
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
+FUZZ_CFLAGS = -std=c11 -D_XOPEN_SOURCE=700 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Ibuild/fuzz $(PKG_CFLAGS)
+
+build/fuzz/%: fuzz/%.c $(LIB_SRC) src/*.h build/fuzz/version.h
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS) -lm
+
+build/fuzz/version.h: $(BUILD)/version.h
+	mkdir -p build/fuzz && cp $< $@
+
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do \
+	  name=$$(basename $$f); mkdir -p build/fuzz/corpus/$$name; \
+	  echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 build/fuzz/corpus/$$name fuzz/seeds/$$name 2>build/fuzz/$$name.log \
+	    || { tail -40 build/fuzz/$$name.log; exit 1; }; \
+	done
+
+bench: caliber
+	bench/run.sh
+
+clean:
+	rm -rf build caliber

@@ -1,0 +1,41 @@
+#!/bin/sh
+# scripts/deps.sh [--ci]: install, from Debian's packages, whatever caliber
+# needs to build and test and is missing; do nothing when all is present.
+#   always: a C compiler, make, pkg-config, jansson, OpenSSL's libcrypto,
+#           cmocka, python3 with pytest (the plugin tests)
+#   --ci:   also clang (libFuzzer targets)
+set -eu
+
+missing=""
+need_cmd() { command -v "$1" >/dev/null 2>&1 || missing="$missing $2"; }
+need_pc() { pkg-config --exists "$1" 2>/dev/null || missing="$missing $2"; }
+
+need_cmd cc gcc
+need_cmd make make
+need_cmd pkg-config pkg-config
+if command -v pkg-config >/dev/null 2>&1; then
+	need_pc jansson libjansson-dev
+	need_pc libcrypto libssl-dev
+	need_pc cmocka libcmocka-dev
+else
+	missing="$missing libjansson-dev libssl-dev libcmocka-dev"
+fi
+need_cmd python3 python3
+# Debian's python3-pytest serves /usr/bin/python3; a python3 earlier on PATH
+# (pyenv, a venv) may lack it, and tests/run.sh looks for one that has it.
+{ python3 -c 'import pytest' || /usr/bin/python3 -c 'import pytest'; } >/dev/null 2>&1 ||
+	missing="$missing python3-pytest"
+if [ "${1:-}" = "--ci" ]; then
+	need_cmd clang clang
+fi
+
+if [ -z "$missing" ]; then
+	echo "deps: everything caliber needs is present"
+	exit 0
+fi
+echo "deps: installing:$missing"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -q
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,24 @@
+/* buf.h: a growing byte buffer (git's strbuf, smaller). */
+#ifndef CB_BUF_H
+#define CB_BUF_H
+
+#include <stddef.h>
+
+#include "caliber.h"
+
+struct cb_buf {
+	char *data;     /* NUL-terminated when non-NULL */
+	size_t len, cap;
+	int oom;        /* set once an allocation failed; later appends do nothing */
+};
+
+#define CB_BUF_INIT { NULL, 0, 0, 0 }
+
+int cb_buf_add(struct cb_buf *b, const void *data, size_t len);
+int cb_buf_adds(struct cb_buf *b, const char *s);
+int cb_buf_addf(struct cb_buf *b, const char *fmt, ...) CB_PRINTF(2, 3);
+/* Hand the contents to the caller (never NULL unless out of memory) and reset. */
+char *cb_buf_detach(struct cb_buf *b, size_t *len);
+void cb_buf_release(struct cb_buf *b);
+
+#endif

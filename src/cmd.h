@@ -1,0 +1,14 @@
+/* cmd.h: every command of caliber, as listed by main.c's command table.
+ * Each returns the process exit status (CB_EXIT_*); on failure it has filled
+ * err, which main() prints as "caliber: <command>: <message>". argv[0] is
+ * the command name. */
+#ifndef CB_CMD_H
+#define CB_CMD_H
+
+#include "caliber.h"
+
+int cmd_prepare(int argc, char **argv, struct cb_err *err);
+int cmd_verify(int argc, char **argv, struct cb_err *err);
+int cmd_digest(int argc, char **argv, struct cb_err *err);
+
+#endif

@@ -1,0 +1,206 @@
+/* inventory.c: reading ops/inventory_main.csv and checking workloads against it. */
+#include "inventory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+
+const char *const cb_inv_columns[CB_INV_NCOLS] = {
+	"op", "benchmark_file", "benchmark_test", "correctness_file",
+	"correctness_selector", "dtypes", "kind"
+};
+
+/* Split s on ';' into fresh strings; empty pieces are refused by the caller. */
+static int split_dtypes(const char *s, char ***out, size_t *n)
+{
+	size_t cnt = 1, i = 0;
+	const char *p;
+	char **v;
+
+	for (p = s; *p; p++)
+		cnt += *p == ';';
+	v = calloc(cnt, sizeof(*v));
+	if (!v)
+		return -1;
+	for (p = s;; ) {
+		const char *q = strchr(p, ';');
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		v[i] = strndup(p, len);
+		if (!v[i]) {
+			cb_strv_free(v, i);
+			return -1;
+		}
+		i++;
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_inventory *inv,
+		       struct cb_err *err)
+{
+	int map[CB_INV_NCOLS];
+	const struct cb_csv_row *hdr;
+	size_t r, c, j;
+
+	memset(inv, 0, sizeof(*inv));
+	inv->path = strdup(path);
+	if (!inv->path)
+		return cb_fail(err, "%s: out of memory", path);
+	if (cb_csv_parse(buf, len, path, &inv->csv, err) < 0)
+		goto fail;
+	hdr = &inv->csv.rows[0];
+	for (c = 0; c < CB_INV_NCOLS; c++)
+		map[c] = -1;
+	for (j = 0; j < hdr->nfields; j++) {
+		for (c = 0; c < CB_INV_NCOLS; c++)
+			if (strcmp(hdr->fields[j], cb_inv_columns[c]) == 0)
+				break;
+		if (c == CB_INV_NCOLS) {
+			cb_fail(err, "%s:1: unknown column '%s'", path, hdr->fields[j]);
+			goto fail;
+		}
+		if (map[c] >= 0) {
+			cb_fail(err, "%s:1: column '%s' appears twice", path, hdr->fields[j]);
+			goto fail;
+		}
+		map[c] = (int)j;
+	}
+	for (c = 0; c < CB_INV_NCOLS; c++)
+		if (map[c] < 0) {
+			cb_fail(err, "%s:1: missing column '%s'", path, cb_inv_columns[c]);
+			goto fail;
+		}
+	inv->nrows = inv->csv.nrows - 1;
+	inv->rows = calloc(inv->nrows ? inv->nrows : 1, sizeof(*inv->rows));
+	if (!inv->rows) {
+		cb_fail(err, "%s: out of memory", path);
+		goto fail;
+	}
+	for (r = 0; r < inv->nrows; r++) {
+		const struct cb_csv_row *row = &inv->csv.rows[r + 1];
+		struct cb_inv_row *ir = &inv->rows[r];
+
+		ir->line = row->line;
+		for (c = 0; c < CB_INV_NCOLS; c++) {
+			ir->col[c] = row->fields[map[c]];
+			if (!*ir->col[c]) {
+				cb_fail(err, "%s:%zu: %s is empty", path, row->line, cb_inv_columns[c]);
+				goto fail;
+			}
+		}
+		for (j = 0; j < r; j++)
+			if (strcmp(inv->rows[j].col[CB_INV_OP], ir->col[CB_INV_OP]) == 0) {
+				cb_fail(err, "%s:%zu: op '%s' is already listed at line %zu", path, row->line,
+					ir->col[CB_INV_OP], inv->rows[j].line);
+				goto fail;
+			}
+		if (split_dtypes(ir->col[CB_INV_DTYPES], &ir->dtypes, &ir->ndtypes) < 0) {
+			cb_fail(err, "%s: out of memory", path);
+			goto fail;
+		}
+		for (j = 0; j < ir->ndtypes; j++)
+			if (!*ir->dtypes[j]) {
+				cb_fail(err, "%s:%zu: dtypes has an empty entry in '%s'", path, row->line,
+					ir->col[CB_INV_DTYPES]);
+				goto fail;
+			}
+	}
+	return 0;
+fail:
+	cb_inventory_free(inv);
+	return -1;
+}
+
+int cb_inventory_load_dir(const char *dir, struct cb_inventory *inv, struct cb_err *err)
+{
+	char *path = cb_path_join(dir, CB_INVENTORY_FILE);
+	char *buf = NULL;
+	size_t len;
+	int rc;
+
+	memset(inv, 0, sizeof(*inv));
+	if (!path)
+		return cb_fail(err, "out of memory");
+	rc = cb_read_file(path, &buf, &len, err);
+	if (rc == 0)
+		rc = cb_inventory_parse(buf, len, path, inv, err);
+	free(buf);
+	free(path);
+	return rc;
+}
+
+void cb_inventory_free(struct cb_inventory *inv)
+{
+	size_t r;
+
+	if (!inv)
+		return;
+	for (r = 0; r < inv->nrows && inv->rows; r++)
+		cb_strv_free(inv->rows[r].dtypes, inv->rows[r].ndtypes);
+	free(inv->rows);
+	cb_csv_free(&inv->csv);
+	free(inv->path);
+	memset(inv, 0, sizeof(*inv));
+}
+
+const struct cb_inv_row *cb_inventory_find(const struct cb_inventory *inv, const char *op)
+{
+	size_t r;
+
+	for (r = 0; r < inv->nrows; r++)
+		if (strcmp(inv->rows[r].col[CB_INV_OP], op) == 0)
+			return &inv->rows[r];
+	return NULL;
+}
+
+/* Whether node id "file::test..." lies in file. */
+static int node_in_file(const char *node, const char *file)
+{
+	size_t n = strlen(file);
+
+	return strncmp(node, file, n) == 0 && strncmp(node + n, "::", 2) == 0;
+}
+
+int cb_inventory_check_workload(const struct cb_inventory *inv, const struct cb_workload *w,
+				struct cb_err *err)
+{
+	const struct cb_inv_row *row;
+	const char *bf, *bt;
+	size_t i, j, bfl;
+
+	if (w->inventory_reason)
+		return 0;
+	row = cb_inventory_find(inv, w->op);
+	if (!row)
+		return cb_fail(err, "workloads[%zu].op: '%s' is not in the inventory (%s); add it or give inventory_reason",
+			       w->index, w->op, inv->path);
+	bf = row->col[CB_INV_BENCH_FILE];
+	bt = row->col[CB_INV_BENCH_TEST];
+	bfl = strlen(bf);
+	if (strncmp(w->bench_target, bf, bfl) != 0 || strncmp(w->bench_target + bfl, "::", 2) != 0 ||
+	    strcmp(w->bench_target + bfl + 2, bt) != 0)
+		return cb_fail(err, "workloads[%zu].benchmark.target: '%s' is not the inventory's '%s::%s' for op '%s'",
+			       w->index, w->bench_target, bf, bt, w->op);
+	for (i = 0; i < w->ndtypes; i++) {
+		for (j = 0; j < row->ndtypes; j++)
+			if (strcmp(w->dtypes[i], row->dtypes[j]) == 0)
+				break;
+		if (j == row->ndtypes)
+			return cb_fail(err, "workloads[%zu].dtypes: '%s' is not among the inventory's dtypes for op '%s' (%s)",
+				       w->index, w->dtypes[i], w->op, row->col[CB_INV_DTYPES]);
+	}
+	if (w->corr_file && strcmp(w->corr_file, row->col[CB_INV_CORR_FILE]) != 0)
+		return cb_fail(err, "workloads[%zu].correctness.file: '%s' is not the inventory's '%s' for op '%s'",
+			       w->index, w->corr_file, row->col[CB_INV_CORR_FILE], w->op);
+	for (i = 0; i < w->nnode_ids; i++)
+		if (!node_in_file(w->node_ids[i], row->col[CB_INV_CORR_FILE]))
+			return cb_fail(err, "workloads[%zu].correctness.node_ids[%zu]: '%s' is not in the inventory's correctness file '%s' for op '%s'",
+				       w->index, i, w->node_ids[i], row->col[CB_INV_CORR_FILE], w->op);
+	return 0;
+}

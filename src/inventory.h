@@ -1,0 +1,48 @@
+/* inventory.h: the operator inventory, ops/inventory_main.csv (SPEC section 4),
+ * and its validation of a manifest's workloads. */
+#ifndef CB_INVENTORY_H
+#define CB_INVENTORY_H
+
+#include "caliber.h"
+#include "csv.h"
+#include "manifest.h"
+
+#define CB_INVENTORY_FILE "inventory_main.csv"
+
+enum cb_inv_col {
+	CB_INV_OP, CB_INV_BENCH_FILE, CB_INV_BENCH_TEST, CB_INV_CORR_FILE,
+	CB_INV_CORR_SELECTOR, CB_INV_DTYPES, CB_INV_KIND, CB_INV_NCOLS
+};
+
+extern const char *const cb_inv_columns[CB_INV_NCOLS];
+
+/* One operator. Strings point into the parsed CSV the inventory owns. */
+struct cb_inv_row {
+	size_t line;
+	const char *col[CB_INV_NCOLS];
+	char **dtypes;          /* split of col[CB_INV_DTYPES] on ';' */
+	size_t ndtypes;
+};
+
+struct cb_inventory {
+	char *path;
+	struct cb_csv csv;
+	struct cb_inv_row *rows;
+	size_t nrows;
+};
+
+/* Parse and check an inventory (header, one row per op, non-empty fields). */
+int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_inventory *inv,
+		       struct cb_err *err);
+/* Load DIR/inventory_main.csv. */
+int cb_inventory_load_dir(const char *dir, struct cb_inventory *inv, struct cb_err *err);
+void cb_inventory_free(struct cb_inventory *inv);
+
+const struct cb_inv_row *cb_inventory_find(const struct cb_inventory *inv, const char *op);
+
+/* A workload must name a known op and target, with dtypes the inventory
+ * lists, unless it states inventory_reason. */
+int cb_inventory_check_workload(const struct cb_inventory *inv, const struct cb_workload *w,
+				struct cb_err *err);
+
+#endif

@@ -1,0 +1,115 @@
+/* jsonio.c: strict loading and deterministic writing of JSON. */
+#include "jsonio.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+
+json_t *cb_json_load_file(const char *path, struct cb_err *err)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+
+	if (!j) {
+		if (je.line < 1)
+			cb_fail(err, "%s: %s", path, je.text);
+		else
+			cb_fail(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	}
+	return j;
+}
+
+json_t *cb_json_load_buf(const char *buf, size_t len, const char *name, struct cb_err *err)
+{
+	json_error_t je;
+	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+
+	if (!j)
+		cb_fail(err, "%s:%d:%d: %s", name, je.line, je.column, je.text);
+	return j;
+}
+
+/* Find the first real in j and describe its path in buf. */
+static int find_real(const json_t *j, char *path, size_t cap)
+{
+	size_t len = strlen(path);
+
+	if (json_is_real(j))
+		return 1;
+	if (json_is_object(j)) {
+		const char *k;
+		const json_t *v;
+		json_object_foreach((json_t *)j, k, v) {
+			snprintf(path + len, cap - len, "%s%s", len ? "." : "", k);
+			if (find_real(v, path, cap))
+				return 1;
+			path[len] = '\0';
+		}
+	} else if (json_is_array(j)) {
+		size_t i;
+		const json_t *v;
+		json_array_foreach((json_t *)j, i, v) {
+			snprintf(path + len, cap - len, "[%zu]", i);
+			if (find_real(v, path, cap))
+				return 1;
+			path[len] = '\0';
+		}
+	}
+	return 0;
+}
+
+char *cb_json_dumps(const json_t *j, struct cb_err *err)
+{
+	char path[512] = "";
+	char *s, *out;
+	size_t n;
+
+	if (find_real(j, path, sizeof(path))) {
+		cb_fail(err, "%s: a real number cannot be written deterministically; store integers",
+			path[0] ? path : "(top)");
+		return NULL;
+	}
+	s = json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2));
+	if (!s) {
+		cb_fail(err, "json: cannot serialise");
+		return NULL;
+	}
+	n = strlen(s);
+	out = realloc(s, n + 2);
+	if (!out) {
+		free(s);
+		cb_fail(err, "json: out of memory");
+		return NULL;
+	}
+	out[n] = '\n';
+	out[n + 1] = '\0';
+	return out;
+}
+
+int cb_json_write_atomic(const char *path, const json_t *j, unsigned mode, struct cb_err *err)
+{
+	char *s = cb_json_dumps(j, err);
+	int rc;
+
+	if (!s)
+		return cb_prefix(err, "%s", path);
+	rc = cb_write_atomic(path, s, strlen(s), (mode_t)mode, err);
+	free(s);
+	return rc;
+}
+
+const char *cb_json_str(const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+json_int_t cb_json_int(const json_t *obj, const char *key, json_int_t fallback)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : fallback;
+}

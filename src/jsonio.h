@@ -1,0 +1,26 @@
+/* jsonio.h: loading JSON strictly and writing it deterministically. */
+#ifndef CB_JSONIO_H
+#define CB_JSONIO_H
+
+#include <jansson.h>
+
+#include "caliber.h"
+
+/* Parse a file with duplicate keys rejected. Errors name file, line and
+ * column. Returns a new reference. */
+json_t *cb_json_load_file(const char *path, struct cb_err *err);
+json_t *cb_json_load_buf(const char *buf, size_t len, const char *name, struct cb_err *err);
+
+/* Serialise deterministically: sorted keys, two-space indent, final newline.
+ * Reals are refused (their printing is the library's choice, not ours): the
+ * error names the JSON path of the first one. Caller frees the string. */
+char *cb_json_dumps(const json_t *j, struct cb_err *err);
+
+/* cb_json_dumps, then cb_write_atomic with the given mode. */
+int cb_json_write_atomic(const char *path, const json_t *j, unsigned mode, struct cb_err *err);
+
+/* Small getters that borrow: NULL / fallback when absent or of another type. */
+const char *cb_json_str(const json_t *obj, const char *key);
+json_int_t cb_json_int(const json_t *obj, const char *key, json_int_t fallback);
+
+#endif

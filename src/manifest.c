@@ -1,0 +1,487 @@
+/* manifest.c: loading and validating "caliber.manifest/1" (SPEC section 3).
+ *
+ * Shape (presence, types, unknown keys) is described by the tables below and
+ * checked by schema.c; the rules between fields follow in check_*() in the
+ * order the spec states them. Every error names the field by JSON path. */
+#include "manifest.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "jsonio.h"
+#include "schema.h"
+
+static const struct cb_field source_fields[] = {
+	{ "commit", CB_J_STRING, 0, 0, NULL, "git commit (40 hex) of a clean tree" },
+	{ "tree_sha256", CB_J_STRING, 0, 0, NULL, "caliber digest of any directory (64 hex)" },
+	{ "import", CB_J_STRING, 0, 0, NULL, "Python module that must resolve inside it" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field sources_fields[] = {
+	{ "compiler", CB_J_OBJECT, 1, 0, source_fields, "the compiler under test" },
+	{ "corpus", CB_J_OBJECT, 1, 0, source_fields, "the operator corpus" },
+	{ "harness", CB_J_OBJECT, 1, 0, source_fields, "caliber itself" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field device_fields[] = {
+	{ "backend", CB_J_STRING, 1, 0, NULL, "a name under backends/" },
+	{ "name", CB_J_STRING, 0, 0, NULL, "expected device name" },
+	{ "uuid", CB_J_STRING, 0, 0, NULL, "the one physical device" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field timer_fields[] = {
+	{ "kind", CB_J_STRING, 1, 0, NULL, "native-event" },
+	{ "graph_capture", CB_J_STRING, 1, 0, NULL, "auto or off" },
+	{ "warmup_ms", CB_J_INT, 1, 0, NULL, "warm-up per row, ms" },
+	{ "rep_ms", CB_J_INT, 1, 0, NULL, "timed budget per row, ms" },
+	{ "repeats", CB_J_INT, 1, 0, NULL, "samples per row" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field topology_fields[] = {
+	{ "op", CB_J_STRING, 0, 0, NULL, "topology op, default ttg.convert_layout" },
+	{ "measured_launch_floor", CB_J_INT, 1, 0, NULL, "variants launched more often count" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field cell_fields[] = {
+	{ "name", CB_J_STRING, 1, 0, NULL, "cell name" },
+	{ "role", CB_J_STRING, 1, 0, NULL, "baseline, control or candidate" },
+	{ "env", CB_J_STRMAP, 1, 0, NULL, "environment overlay" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field thresholds_fields[] = {
+	{ "gain", CB_J_NUMBER, 1, 0, NULL, "stable speedup needed for G, e.g. 0.05" },
+	{ "regression", CB_J_NUMBER, 1, 0, NULL, "stable slowdown for R, e.g. -0.03" },
+	{ "confidence", CB_J_NUMBER, 1, 0, NULL, "interval confidence, e.g. 0.95" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field benchmark_fields[] = {
+	{ "target", CB_J_STRING, 1, 0, NULL, "file.py::test" },
+	{ "mark", CB_J_STRING, 0, 0, NULL, "-m expression, for files holding many operators" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field correctness_fields[] = {
+	{ "file", CB_J_STRING, 0, 0, NULL, "correctness file, default the inventory's" },
+	{ "node_ids", CB_J_ARRAY, 0, CB_J_STRING, NULL, "pinned node ids" },
+	{ "k", CB_J_STRING, 0, 0, NULL, "-k expression" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field shapes_fields[] = {
+	{ "level", CB_J_STRING, 0, 0, NULL, "corpus shape level, e.g. core" },
+	{ "file", CB_J_STRING, 0, 0, NULL, "corpus shape file" },
+	{ "values", CB_J_ARRAY, 0, CB_J_ARRAY, NULL, "explicit shapes" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field workload_fields[] = {
+	{ "id", CB_J_STRING, 1, 0, NULL, "task id" },
+	{ "op", CB_J_STRING, 1, 0, NULL, "operator (inventory op)" },
+	{ "dtypes", CB_J_ARRAY, 1, CB_J_STRING, NULL, "dtypes measured" },
+	{ "timeout_s", CB_J_INT, 1, 0, NULL, "per cell and phase" },
+	{ "canary", CB_J_BOOL, 1, 0, NULL, "member of --selection canary" },
+	{ "benchmark", CB_J_OBJECT, 1, 0, benchmark_fields, "benchmark target" },
+	{ "correctness", CB_J_OBJECT, 1, 0, correctness_fields, "correctness selection" },
+	{ "shapes", CB_J_OBJECT, 0, 0, shapes_fields, "shape selection" },
+	{ "reason", CB_J_STRING, 0, 0, NULL, "why correctness is narrowed" },
+	{ "inventory_reason", CB_J_STRING, 0, 0, NULL, "why the inventory does not know it" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field manifest_fields[] = {
+	{ "schema", CB_J_STRING, 1, 0, NULL, CB_MANIFEST_SCHEMA },
+	{ "campaign", CB_J_STRING, 1, 0, NULL, "campaign id" },
+	{ "description", CB_J_STRING, 0, 0, NULL, "free text" },
+	{ "sources", CB_J_OBJECT, 1, 0, sources_fields, "pinned sources" },
+	{ "device", CB_J_OBJECT, 1, 0, device_fields, "the one device" },
+	{ "timer", CB_J_OBJECT, 1, 0, timer_fields, "timer contract" },
+	{ "topology", CB_J_OBJECT, 1, 0, topology_fields, "topology accounting" },
+	{ "cells", CB_J_ARRAY, 1, CB_J_OBJECT, cell_fields, "exactly three cells" },
+	{ "thresholds", CB_J_OBJECT, 1, 0, thresholds_fields, "verdict thresholds" },
+	{ "production_default_policy", CB_J_STRING, 1, 0, NULL, "unchanged-off" },
+	{ "workloads", CB_J_ARRAY, 1, CB_J_OBJECT, workload_fields, "operators to measure" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const char *const role_names[CB_NROLES] = { "baseline", "control", "candidate" };
+static const char *const source_names[CB_NSOURCES] = { "compiler", "corpus", "harness" };
+
+const char *cb_role_name(enum cb_role r)
+{
+	return (unsigned)r < CB_NROLES ? role_names[r] : "?";
+}
+
+int cb_is_ident(const char *s)
+{
+	const char *p;
+
+	if (!s || !*s || *s == '.' || *s == '-')
+		return 0;
+	for (p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+			return 0;
+	return 1;
+}
+
+static int is_env_name(const char *s)
+{
+	const char *p;
+
+	if (!*s || isdigit((unsigned char)*s))
+		return 0;
+	for (p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return 0;
+	return 1;
+}
+
+static int check_sources(struct cb_manifest *m, struct cb_err *err)
+{
+	const json_t *sources = json_object_get(m->doc, "sources");
+	int i;
+
+	for (i = 0; i < CB_NSOURCES; i++) {
+		const json_t *s = json_object_get(sources, source_names[i]);
+		struct cb_source *src = &m->sources[i];
+
+		src->name = source_names[i];
+		src->commit = cb_json_str(s, "commit");
+		src->tree_sha256 = cb_json_str(s, "tree_sha256");
+		src->import = cb_json_str(s, "import");
+		if (!!src->commit == !!src->tree_sha256)
+			return cb_fail(err, "sources.%s: give exactly one of commit and tree_sha256",
+				       src->name);
+		if (src->commit && !cb_is_hex(src->commit, 40))
+			return cb_fail(err, "sources.%s.commit: expected 40 lowercase hex digits, got '%s'",
+				       src->name, src->commit);
+		if (src->tree_sha256 && !cb_is_hex(src->tree_sha256, 64))
+			return cb_fail(err, "sources.%s.tree_sha256: expected 64 lowercase hex digits, got '%s'",
+				       src->name, src->tree_sha256);
+		if (src->import && !*src->import)
+			return cb_fail(err, "sources.%s.import: must not be empty", src->name);
+	}
+	return 0;
+}
+
+static int check_device_timer_topology(struct cb_manifest *m, struct cb_err *err)
+{
+	const json_t *dev = json_object_get(m->doc, "device");
+	const json_t *timer = json_object_get(m->doc, "timer");
+	const json_t *topo = json_object_get(m->doc, "topology");
+
+	m->backend = cb_json_str(dev, "backend");
+	m->device_name = cb_json_str(dev, "name");
+	m->device_uuid = cb_json_str(dev, "uuid");
+	if (!cb_is_ident(m->backend))
+		return cb_fail(err, "device.backend: '%s' is not a backend name", m->backend);
+
+	m->timer_kind = cb_json_str(timer, "kind");
+	m->graph_capture = cb_json_str(timer, "graph_capture");
+	m->warmup_ms = cb_json_int(timer, "warmup_ms", -1);
+	m->rep_ms = cb_json_int(timer, "rep_ms", -1);
+	m->repeats = cb_json_int(timer, "repeats", -1);
+	if (strcmp(m->timer_kind, "native-event") != 0)
+		return cb_fail(err, "timer.kind: expected 'native-event', got '%s'", m->timer_kind);
+	if (strcmp(m->graph_capture, "auto") != 0 && strcmp(m->graph_capture, "off") != 0)
+		return cb_fail(err, "timer.graph_capture: expected 'auto' or 'off', got '%s'",
+			       m->graph_capture);
+	if (m->warmup_ms < 0)
+		return cb_fail(err, "timer.warmup_ms: must be >= 0, got %lld", m->warmup_ms);
+	if (m->rep_ms <= 0)
+		return cb_fail(err, "timer.rep_ms: must be > 0, got %lld", m->rep_ms);
+	if (m->repeats < 2)
+		return cb_fail(err, "timer.repeats: must be >= 2 (an interval needs samples), got %lld",
+			       m->repeats);
+
+	m->topology_op = cb_json_str(topo, "op");
+	if (!m->topology_op)
+		m->topology_op = "ttg.convert_layout";
+	if (!*m->topology_op)
+		return cb_fail(err, "topology.op: must not be empty");
+	m->launch_floor = cb_json_int(topo, "measured_launch_floor", -1);
+	if (m->launch_floor < 0)
+		return cb_fail(err, "topology.measured_launch_floor: must be >= 0, got %lld",
+			       m->launch_floor);
+	return 0;
+}
+
+static int check_cells(struct cb_manifest *m, struct cb_err *err)
+{
+	const json_t *cells = json_object_get(m->doc, "cells");
+	int seen[CB_NROLES] = { 0, 0, 0 };
+	size_t i, j;
+
+	if (json_array_size(cells) != CB_NROLES)
+		return cb_fail(err, "cells: expected exactly three cells (baseline, control, candidate), got %zu",
+			       json_array_size(cells));
+	for (i = 0; i < CB_NROLES; i++) {
+		const json_t *c = json_array_get(cells, i);
+		const char *name = cb_json_str(c, "name");
+		const char *role = cb_json_str(c, "role");
+		const char *k;
+		const json_t *v;
+		int r;
+
+		if (!cb_is_ident(name))
+			return cb_fail(err, "cells[%zu].name: '%s' is not a valid name ([A-Za-z0-9._-])", i, name);
+		for (j = 0; j < i; j++)
+			if (strcmp(m->cells[j].name, name) == 0)
+				return cb_fail(err, "cells[%zu].name: '%s' is used twice (first at cells[%zu])",
+					       i, name, j);
+		for (r = 0; r < CB_NROLES; r++)
+			if (strcmp(role, role_names[r]) == 0)
+				break;
+		if (r == CB_NROLES)
+			return cb_fail(err, "cells[%zu].role: expected baseline, control or candidate, got '%s'",
+				       i, role);
+		if (seen[r])
+			return cb_fail(err, "cells[%zu].role: role '%s' appears twice", i, role);
+		seen[r] = 1;
+		m->cells[i].name = name;
+		m->cells[i].role = (enum cb_role)r;
+		m->cells[i].env = json_object_get(c, "env");
+		json_object_foreach((json_t *)m->cells[i].env, k, v) {
+			if (!is_env_name(k))
+				return cb_fail(err, "cells[%zu].env.%s: not a variable name", i, k);
+			if (strncmp(k, "CALIBER_", 8) == 0 && strncmp(k, "CALIBER_DEMO_", 13) != 0)
+				return cb_fail(err, "cells[%zu].env.%s: CALIBER_* variables are reserved for caliber",
+					       i, k);
+		}
+	}
+	return 0;
+}
+
+static int check_thresholds(struct cb_manifest *m, struct cb_err *err)
+{
+	const json_t *t = json_object_get(m->doc, "thresholds");
+
+	m->gain = json_number_value(json_object_get(t, "gain"));
+	m->regression = json_number_value(json_object_get(t, "regression"));
+	m->confidence = json_number_value(json_object_get(t, "confidence"));
+	if (!(m->gain > 0))
+		return cb_fail(err, "thresholds.gain: must be > 0, got %g", m->gain);
+	if (!(m->regression < 0))
+		return cb_fail(err, "thresholds.regression: must be < 0, got %g", m->regression);
+	if (!(m->confidence > 0 && m->confidence < 1))
+		return cb_fail(err, "thresholds.confidence: must be strictly between 0 and 1, got %g",
+			       m->confidence);
+	m->policy = cb_json_str(m->doc, "production_default_policy");
+	if (strcmp(m->policy, "unchanged-off") != 0)
+		return cb_fail(err, "production_default_policy: must be 'unchanged-off', got '%s'", m->policy);
+	return 0;
+}
+
+/* Fill a NULL-terminated-free array of borrowed strings from a JSON array
+ * already known to hold strings. */
+static const char **str_array(const json_t *a, size_t *n)
+{
+	size_t i, cnt = json_array_size(a);
+	const char **v = calloc(cnt ? cnt : 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < cnt; i++)
+		v[i] = json_string_value(json_array_get(a, i));
+	*n = cnt;
+	return v;
+}
+
+static int check_target(const char *t, const char *path, struct cb_err *err)
+{
+	const char *sep = t ? strstr(t, "::") : NULL;
+
+	if (!sep || sep == t || !sep[2] || (size_t)(sep - t) < 4 || strncmp(sep - 3, ".py", 3) != 0)
+		return cb_fail(err, "%s: expected 'file.py::test', got '%s'", path, t ? t : "");
+	return 0;
+}
+
+static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
+{
+	const json_t *w = json_array_get(json_object_get(m->doc, "workloads"), i);
+	const json_t *bench = json_object_get(w, "benchmark");
+	const json_t *corr = json_object_get(w, "correctness");
+	const json_t *nodes = json_object_get(corr, "node_ids");
+	struct cb_workload *wl = &m->workloads[i];
+	char path[64];
+	size_t j, k;
+
+	wl->index = i;
+	wl->id = cb_json_str(w, "id");
+	wl->op = cb_json_str(w, "op");
+	wl->timeout_s = cb_json_int(w, "timeout_s", 0);
+	wl->canary = json_is_true(json_object_get(w, "canary"));
+	wl->bench_target = cb_json_str(bench, "target");
+	wl->bench_mark = cb_json_str(bench, "mark");
+	wl->corr_file = cb_json_str(corr, "file");
+	wl->k = cb_json_str(corr, "k");
+	wl->reason = cb_json_str(w, "reason");
+	wl->inventory_reason = cb_json_str(w, "inventory_reason");
+	wl->shapes = json_object_get(w, "shapes");
+	wl->dtypes = str_array(json_object_get(w, "dtypes"), &wl->ndtypes);
+	if (!wl->dtypes)
+		return cb_fail(err, "workloads[%zu]: out of memory", i);
+	if (nodes) {
+		wl->node_ids = str_array(nodes, &wl->nnode_ids);
+		if (!wl->node_ids)
+			return cb_fail(err, "workloads[%zu]: out of memory", i);
+	}
+
+	if (!cb_is_ident(wl->id))
+		return cb_fail(err, "workloads[%zu].id: '%s' is not a valid id ([A-Za-z0-9._-])", i, wl->id);
+	for (j = 0; j < i; j++)
+		if (strcmp(m->workloads[j].id, wl->id) == 0)
+			return cb_fail(err, "workloads[%zu].id: '%s' is used twice (first at workloads[%zu])",
+				       i, wl->id, j);
+	if (!*wl->op)
+		return cb_fail(err, "workloads[%zu].op: must not be empty", i);
+	if (wl->ndtypes == 0)
+		return cb_fail(err, "workloads[%zu].dtypes: at least one dtype is required", i);
+	for (j = 0; j < wl->ndtypes; j++) {
+		if (!*wl->dtypes[j])
+			return cb_fail(err, "workloads[%zu].dtypes[%zu]: must not be empty", i, j);
+		for (k = 0; k < j; k++)
+			if (strcmp(wl->dtypes[k], wl->dtypes[j]) == 0)
+				return cb_fail(err, "workloads[%zu].dtypes[%zu]: '%s' is listed twice", i, j,
+					       wl->dtypes[j]);
+	}
+	if (wl->timeout_s <= 0)
+		return cb_fail(err, "workloads[%zu].timeout_s: must be > 0, got %lld", i, wl->timeout_s);
+	snprintf(path, sizeof(path), "workloads[%zu].benchmark.target", i);
+	if (check_target(wl->bench_target, path, err) < 0)
+		return -1;
+	if (wl->bench_mark && !*wl->bench_mark)
+		return cb_fail(err, "workloads[%zu].benchmark.mark: must not be empty", i);
+	if (nodes && wl->k)
+		return cb_fail(err, "workloads[%zu].correctness: node_ids and k are mutually exclusive", i);
+	if (nodes && wl->nnode_ids == 0)
+		return cb_fail(err, "workloads[%zu].correctness.node_ids: must not be empty", i);
+	for (j = 0; j < wl->nnode_ids; j++) {
+		snprintf(path, sizeof(path), "workloads[%zu].correctness.node_ids[%zu]", i, j);
+		if (check_target(wl->node_ids[j], path, err) < 0)
+			return -1;
+	}
+	if (wl->k && !*wl->k)
+		return cb_fail(err, "workloads[%zu].correctness.k: must not be empty", i);
+	if (wl->corr_file && (strlen(wl->corr_file) < 4 ||
+			      strcmp(wl->corr_file + strlen(wl->corr_file) - 3, ".py") != 0))
+		return cb_fail(err, "workloads[%zu].correctness.file: expected a .py file, got '%s'", i,
+			       wl->corr_file);
+	if ((nodes || wl->k) && (!wl->reason || !*wl->reason))
+		return cb_fail(err, "workloads[%zu].reason: required when correctness is narrowed (node_ids or k)", i);
+	if (wl->reason && !*wl->reason)
+		return cb_fail(err, "workloads[%zu].reason: must not be empty", i);
+	if (wl->inventory_reason && !*wl->inventory_reason)
+		return cb_fail(err, "workloads[%zu].inventory_reason: must not be empty", i);
+	return 0;
+}
+
+int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_manifest *m,
+		      struct cb_err *err)
+{
+	const char *schema;
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->path = strdup(name);
+	if (!m->path)
+		return cb_fail(err, "%s: out of memory", name);
+	if (cb_sha256_hex(buf, len, m->sha256, err) < 0)
+		goto fail;
+	m->doc = cb_json_load_buf(buf, len, name, err);
+	if (!m->doc)
+		goto fail;
+	if (cb_schema_check(m->doc, manifest_fields, "", err) < 0)
+		goto fail;
+	schema = cb_json_str(m->doc, "schema");
+	if (strcmp(schema, CB_MANIFEST_SCHEMA) != 0) {
+		cb_fail(err, "schema: expected '%s', got '%s'", CB_MANIFEST_SCHEMA, schema);
+		goto fail;
+	}
+	m->campaign = cb_json_str(m->doc, "campaign");
+	m->description = cb_json_str(m->doc, "description");
+	if (!cb_is_ident(m->campaign)) {
+		cb_fail(err, "campaign: '%s' is not a valid id ([A-Za-z0-9._-])", m->campaign);
+		goto fail;
+	}
+	if (check_sources(m, err) < 0 || check_device_timer_topology(m, err) < 0 ||
+	    check_cells(m, err) < 0 || check_thresholds(m, err) < 0)
+		goto fail;
+	m->nworkloads = json_array_size(json_object_get(m->doc, "workloads"));
+	if (m->nworkloads == 0) {
+		cb_fail(err, "workloads: at least one workload is required");
+		goto fail;
+	}
+	m->workloads = calloc(m->nworkloads, sizeof(*m->workloads));
+	if (!m->workloads) {
+		cb_fail(err, "workloads: out of memory");
+		goto fail;
+	}
+	for (i = 0; i < m->nworkloads; i++)
+		if (check_workload(m, i, err) < 0)
+			goto fail;
+	return 0;
+fail:
+	cb_manifest_free(m);
+	return -1;
+}
+
+int cb_manifest_load(const char *path, struct cb_manifest *m, struct cb_err *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (cb_read_file(path, &buf, &len, err) < 0)
+		return -1;
+	rc = cb_manifest_parse(buf, len, path, m, err);
+	free(buf);
+	if (rc < 0 && strncmp(err->msg, path, strlen(path)) != 0)
+		cb_prefix(err, "%s", path);
+	return rc;
+}
+
+void cb_manifest_free(struct cb_manifest *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nworkloads && m->workloads; i++) {
+		free(m->workloads[i].dtypes);
+		free(m->workloads[i].node_ids);
+	}
+	free(m->workloads);
+	json_decref(m->doc);
+	free(m->path);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct cb_cell *cb_manifest_cell(const struct cb_manifest *m, enum cb_role r)
+{
+	int i;
+
+	for (i = 0; i < CB_NROLES; i++)
+		if (m->cells[i].name && m->cells[i].role == r)
+			return &m->cells[i];
+	return NULL;
+}
+
+const struct cb_workload *cb_manifest_workload(const struct cb_manifest *m, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < m->nworkloads; i++)
+		if (strcmp(m->workloads[i].id, id) == 0)
+			return &m->workloads[i];
+	return NULL;
+}

@@ -1,0 +1,238 @@
+/* prepare.c: `caliber prepare` (SPEC section 5): validate a manifest against
+ * its inventory, estimate the budget, and freeze manifest and task matrix. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "fsutil.h"
+#include "inventory.h"
+#include "jsonio.h"
+#include "manifest.h"
+#include "matrix.h"
+#include "opts.h"
+#include "receipt.h"
+#include "seal.h"
+
+/* "1h02m03s" / "12m00s" / "45s" */
+static void fmt_duration(long long s, char *out, size_t cap)
+{
+	if (s >= 3600)
+		snprintf(out, cap, "%lldh%02lldm%02llds", s / 3600, s / 60 % 60, s % 60);
+	else if (s >= 60)
+		snprintf(out, cap, "%lldm%02llds", s / 60, s % 60);
+	else
+		snprintf(out, cap, "%llds", s);
+}
+
+static void print_estimate(const struct cb_manifest *m, const json_t *mx)
+{
+	const json_t *tasks = json_object_get(mx, "tasks"), *t;
+	long long total = 0, worst = 0;
+	char a[32], b[32];
+	size_t i;
+
+	printf("prepare: campaign %s, selection %s: %zu of %zu workloads x %d cells\n",
+	       m->campaign, cb_json_str(mx, "selection"), json_array_size(tasks), m->nworkloads,
+	       CB_NROLES);
+	printf("  %-28s %8s %12s %14s\n", "task", "timeout", "budget", "worst (+b)");
+	json_array_foreach(tasks, i, t) {
+		long long ba = cb_json_int(t, "budget_s", 0), bw = cb_json_int(t, "budget_worst_s", 0);
+		fmt_duration(ba, a, sizeof(a));
+		fmt_duration(bw, b, sizeof(b));
+		printf("  %-28s %7llds %12s %14s\n", cb_json_str(t, "id"),
+		       (long long)cb_json_int(t, "timeout_s", 0), a, b);
+		total += ba;
+		worst += bw;
+	}
+	fmt_duration(total, a, sizeof(a));
+	fmt_duration(worst, b, sizeof(b));
+	printf("  %-28s %8s %12s %14s\n", "total", "", a, b);
+	printf("  (budget: correctness and round a in %d cells at each timeout; worst adds round b)\n",
+	       CB_NROLES);
+}
+
+/* --selection all needs the campaign receipt of a sealed canary run of the
+ * same manifest in which every task reached a verdict other than X. */
+static int check_canary_receipt(const char *path, const struct cb_manifest *m, struct cb_err *err)
+{
+	struct cb_campaign_summary cs;
+	char *root = cb_resolve(path);
+	char *slash;
+	size_t i;
+	int rc = -1;
+
+	if (!root)
+		return cb_fail(err, "--canary-receipt: out of memory");
+	slash = strrchr(root, '/');
+	if (slash && slash != root)
+		*slash = '\0';
+	if (cb_campaign_summary_load(path, &cs, err) < 0) {
+		free(root);
+		return cb_prefix(err, "--canary-receipt");
+	}
+	if (strcmp(cs.selection, "canary") != 0)
+		cb_fail(err, "--canary-receipt: %s is a '%s' run, not a canary run", path, cs.selection);
+	else if (strcmp(cs.manifest_sha256, m->sha256) != 0)
+		cb_fail(err, "--canary-receipt: %s is from another manifest (sha256 %s, this one %s)", path,
+			cs.manifest_sha256, m->sha256);
+	else if (cb_verify_or_fail(root, err) < 0)
+		cb_prefix(err, "--canary-receipt");
+	else {
+		rc = 0;
+		for (i = 0; i < cs.ntasks; i++)
+			if (strcmp(cs.tasks[i].verdict, "X") == 0) {
+				rc = cb_fail(err, "--canary-receipt: task '%s' has verdict X (%s); the canary must pass before --selection all",
+					     cs.tasks[i].id, cs.tasks[i].reason);
+				break;
+			}
+	}
+	cb_campaign_summary_free(&cs);
+	free(root);
+	return rc;
+}
+
+/* Write the frozen pair into a fresh directory beside the target and rename
+ * it into place, so a failed freeze leaves nothing behind. */
+static int freeze(const char *target, const char *manifest_bytes, size_t len, const json_t *mx,
+		  struct cb_err *err)
+{
+	char *tmp = cb_strdupf("%s.tmp.XXXXXX", target);
+	char *mpath = NULL, *xpath = NULL;
+	int rc = -1;
+
+	if (!tmp)
+		return cb_fail(err, "out of memory");
+	if (!mkdtemp(tmp)) {
+		cb_fail(err, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	mpath = cb_path_join(tmp, "manifest.json");
+	xpath = cb_path_join(tmp, "task-matrix.json");
+	if (!mpath || !xpath)
+		cb_fail(err, "out of memory");
+	else if (cb_write_atomic(mpath, manifest_bytes, len, 0444, err) == 0 &&
+		 cb_json_write_atomic(xpath, mx, 0444, err) == 0) {
+		if (chmod(tmp, 0555) < 0 || rename(tmp, target) < 0)
+			cb_fail(err, "%s: %s", target, strerror(errno));
+		else
+			rc = 0;
+	}
+	if (rc < 0) {
+		struct cb_err ignored;
+		cb_rm_rf(tmp, &ignored);
+	}
+	free(mpath);
+	free(xpath);
+	free(tmp);
+	return rc;
+}
+
+static const char prepare_about[] =
+	"Validate a campaign manifest and its workloads against the inventory,\n"
+	"print the budget estimate (tasks x cells x phases x timeout, and the worst\n"
+	"case with round b), and unless --dry-run freeze manifest.json (the same\n"
+	"bytes) and task-matrix.json read-only under --output-root. Never\n"
+	"overwrites. --selection all needs --canary-receipt of a sealed canary run\n"
+	"of the same manifest with no X verdict.";
+
+int cmd_prepare(int argc, char **argv, struct cb_err *err)
+{
+	struct cb_manifest m;
+	struct cb_inventory inv;
+	enum cb_selection sel;
+	char **pos = NULL;
+	char *bytes = NULL, *target = NULL, *name = NULL;
+	json_t *mx = NULL;
+	size_t npos, len, i;
+	const char *opt_inventory = NULL, *opt_selection = "canary", *opt_canary = NULL, *opt_output = NULL;
+	int opt_dry_run = 0;
+	const struct cb_opt opts[] = {
+		{ "inventory-dir", CB_OPT_STR, &opt_inventory, "DIR", "folder holding inventory_main.csv (required)" },
+		{ "selection", CB_OPT_STR, &opt_selection, "canary|all", "which workloads (default canary)" },
+		{ "canary-receipt", CB_OPT_STR, &opt_canary, "FILE", "campaign.json of a sealed canary run (for all)" },
+		{ "dry-run", CB_OPT_FLAG, &opt_dry_run, NULL, "validate and estimate, write nothing" },
+		{ "output-root", CB_OPT_STR, &opt_output, "DIR", "freeze into DIR/<campaign>-<selection>/" },
+		{ NULL, 0, NULL, NULL, NULL }
+	};
+	const struct cb_cmd_spec spec = { "prepare", "MANIFEST --inventory-dir DIR [options]",
+					  prepare_about, opts, 1, 1 };
+	int rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+
+	if (rc)
+		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	memset(&inv, 0, sizeof(inv));
+	memset(&m, 0, sizeof(m));
+	rc = CB_EXIT_FAIL;
+	if (!opt_inventory) {
+		cb_fail(err, "--inventory-dir is required");
+		rc = CB_EXIT_USAGE;
+		goto out;
+	}
+	if (cb_selection_parse(opt_selection, &sel) < 0) {
+		cb_fail(err, "--selection: expected canary or all, got '%s'", opt_selection);
+		rc = CB_EXIT_USAGE;
+		goto out;
+	}
+	if (sel == CB_SEL_ALL && !opt_canary) {
+		cb_fail(err, "--selection all needs --canary-receipt (the campaign.json of a sealed canary run)");
+		rc = CB_EXIT_USAGE;
+		goto out;
+	}
+	if (!opt_dry_run && !opt_output) {
+		cb_fail(err, "--output-root is required unless --dry-run");
+		rc = CB_EXIT_USAGE;
+		goto out;
+	}
+	if (cb_read_file(pos[0], &bytes, &len, err) < 0)
+		goto out;
+	if (cb_manifest_parse(bytes, len, pos[0], &m, err) < 0) {
+		if (strncmp(err->msg, pos[0], strlen(pos[0])) != 0)
+			cb_prefix(err, "%s", pos[0]);
+		goto out;
+	}
+	if (cb_inventory_load_dir(opt_inventory, &inv, err) < 0)
+		goto out;
+	for (i = 0; i < m.nworkloads; i++)
+		if (cb_inventory_check_workload(&inv, &m.workloads[i], err) < 0) {
+			cb_prefix(err, "%s", pos[0]);
+			goto out;
+		}
+	mx = cb_matrix_build(&m, sel, err);
+	if (!mx) {
+		cb_prefix(err, "%s", pos[0]);
+		goto out;
+	}
+	if (sel == CB_SEL_ALL && check_canary_receipt(opt_canary, &m, err) < 0)
+		goto out;
+	name = cb_strdupf("%s-%s", m.campaign, cb_selection_name(sel));
+	target = opt_output ? cb_path_join(opt_output, name ? name : "") : NULL;
+	if (!opt_dry_run && cb_exists(target)) {
+		cb_fail(err, "%s: already exists; refusing to overwrite a frozen campaign", target);
+		goto out;
+	}
+	print_estimate(&m, mx);
+	if (opt_dry_run) {
+		printf("prepare: dry run: manifest and inventory valid, nothing written\n");
+		rc = CB_EXIT_OK;
+		goto out;
+	}
+	if (cb_mkdir_p(opt_output, 0777, err) < 0 || freeze(target, bytes, len, mx, err) < 0)
+		goto out;
+	printf("prepare: frozen %s/manifest.json (sha256 %s)\n", target, m.sha256);
+	printf("prepare: frozen %s/task-matrix.json\n", target);
+	rc = CB_EXIT_OK;
+out:
+	json_decref(mx);
+	cb_inventory_free(&inv);
+	cb_manifest_free(&m);
+	free(bytes);
+	free(target);
+	free(name);
+	free(pos);
+	return rc;
+}

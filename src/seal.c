@@ -1,0 +1,361 @@
+/* seal.c: SHA256SUMS, read-only trees, and `caliber verify`. */
+#include "seal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cmd.h"
+#include "fsutil.h"
+#include "opts.h"
+#include "sha.h"
+#include "walk.h"
+
+static int is_sums(const char *rel)
+{
+	return strcmp(rel, CB_SUMS_FILE) == 0;
+}
+
+/* chmod a-w over a tree, children before their directory; links are left
+ * alone (chmod would follow them, and seal refuses them anyway). */
+static int make_read_only(const char *path, struct cb_err *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return cb_fail(err, "%s: %s", path, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		char **names = NULL;
+		size_t n = 0, i;
+		int rc = 0;
+
+		if (cb_list_dir(path, &names, &n, err) < 0)
+			return -1;
+		for (i = 0; i < n && rc == 0; i++) {
+			char *child = cb_path_join(path, names[i]);
+			rc = child ? make_read_only(child, err) : cb_fail(err, "out of memory");
+			free(child);
+		}
+		cb_strv_free(names, n);
+		if (rc < 0)
+			return -1;
+	}
+	if (chmod(path, st.st_mode & 07555) < 0)
+		return cb_fail(err, "%s: chmod: %s", path, strerror(errno));
+	return 0;
+}
+
+int cb_seal(const char *root, struct cb_err *err)
+{
+	struct cb_tree t;
+	struct cb_buf out = CB_BUF_INIT;
+	char *sums = NULL, *data;
+	size_t i, len;
+	int rc = -1;
+
+	if (cb_walk(root, NULL, &t, err) < 0)
+		return cb_prefix(err, "seal");
+	for (i = 0; i < t.n; i++) {
+		const struct cb_entry *e = &t.v[i];
+		char hex[CB_SHA256_HEX];
+		char *abs;
+
+		if (is_sums(e->rel))
+			continue;
+		if (e->kind != CB_ENT_FILE) {
+			cb_fail(err, "seal: %s: a %s cannot be sealed", e->rel,
+				e->kind == CB_ENT_LINK ? "symlink" : "special file");
+			goto out;
+		}
+		if (strpbrk(e->rel, "\\\n")) {
+			cb_fail(err, "seal: %s: a path with a backslash or newline cannot be listed", e->rel);
+			goto out;
+		}
+		abs = cb_path_join(root, e->rel);
+		if (!abs || cb_sha256_file(abs, hex, err) < 0) {
+			free(abs);
+			goto out;
+		}
+		free(abs);
+		cb_buf_addf(&out, "%s  %s\n", hex, e->rel);
+	}
+	data = cb_buf_detach(&out, &len);
+	sums = cb_path_join(root, CB_SUMS_FILE);
+	if (!data || !sums) {
+		free(data);
+		cb_fail(err, "seal: out of memory");
+		goto out;
+	}
+	rc = cb_write_atomic(sums, data, len, 0444, err);
+	free(data);
+	if (rc == 0)
+		rc = make_read_only(root, err);
+out:
+	free(sums);
+	cb_buf_release(&out);
+	cb_tree_free(&t);
+	return rc;
+}
+
+static int push_str(char ***v, size_t *n, char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv || !s) {
+		free(s);
+		if (nv)
+			*v = nv;
+		return -1;
+	}
+	*v = nv;
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+struct sum_line {
+	char hex[CB_SHA256_HEX];
+	char *rel;
+};
+
+static int cmp_sum(const void *a, const void *b)
+{
+	return strcmp(((const struct sum_line *)a)->rel, ((const struct sum_line *)b)->rel);
+}
+
+/* Parse SHA256SUMS into lines sorted by path. */
+static int read_sums(const char *root, struct sum_line **out, size_t *n, struct cb_err *err)
+{
+	char *path = cb_path_join(root, CB_SUMS_FILE);
+	char *buf = NULL, *p, *nl;
+	struct sum_line *v = NULL;
+	size_t cnt = 0, lineno = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!path)
+		return cb_fail(err, "out of memory");
+	if (!cb_exists(path)) {
+		cb_fail(err, "%s: not sealed (no %s)", root, CB_SUMS_FILE);
+		free(path);
+		return -1;
+	}
+	if (cb_read_file(path, &buf, NULL, err) < 0) {
+		free(path);
+		return -1;
+	}
+	for (p = buf; *p; p = nl + 1) {
+		struct sum_line *nv;
+		char *name;
+
+		lineno++;
+		nl = strchr(p, '\n');
+		if (!nl) {
+			cb_fail(err, "%s:%zu: line is not terminated", path, lineno);
+			goto fail;
+		}
+		*nl = '\0';
+		if (strlen(p) < 67 || p[64] != ' ' || (p[65] != ' ' && p[65] != '*') || !p[66]) {
+			cb_fail(err, "%s:%zu: not a sha256sum line", path, lineno);
+			goto fail;
+		}
+		p[64] = '\0';
+		if (!cb_is_hex(p, 64)) {
+			cb_fail(err, "%s:%zu: not a SHA-256 digest", path, lineno);
+			goto fail;
+		}
+		name = strdup(p + 66);
+		nv = realloc(v, (cnt + 1) * sizeof(*v));
+		if (!name || !nv) {
+			free(name);
+			if (nv)
+				v = nv;
+			cb_fail(err, "out of memory");
+			goto fail;
+		}
+		v = nv;
+		memcpy(v[cnt].hex, p, CB_SHA256_HEX);
+		v[cnt].rel = name;
+		cnt++;
+	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_sum);
+	free(buf);
+	free(path);
+	*out = v;
+	*n = cnt;
+	return 0;
+fail:
+	while (cnt)
+		free(v[--cnt].rel);
+	free(v);
+	free(buf);
+	free(path);
+	return -1;
+}
+
+int cb_verify(const char *root, struct cb_verify_report *rep, struct cb_err *err)
+{
+	struct sum_line *sums;
+	struct cb_tree t;
+	size_t nsums, i = 0, j = 0;
+	int rc = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	if (read_sums(root, &sums, &nsums, err) < 0)
+		return -1;
+	if (cb_walk(root, NULL, &t, err) < 0) {
+		for (i = 0; i < nsums; i++)
+			free(sums[i].rel);
+		free(sums);
+		return -1;
+	}
+	rep->nfiles = nsums;
+	/* Merge two sorted lists: the seal's and the tree's. */
+	while (rc == 0 && (i < nsums || j < t.n)) {
+		const struct cb_entry *e = j < t.n ? &t.v[j] : NULL;
+		int c;
+
+		if (e && is_sums(e->rel)) {
+			j++;
+			continue;
+		}
+		c = !e ? -1 : i >= nsums ? 1 : strcmp(sums[i].rel, e->rel);
+		if (c < 0) {
+			rc = push_str(&rep->missing, &rep->nmissing, strdup(sums[i].rel));
+			i++;
+			continue;
+		}
+		if (e->kind == CB_ENT_LINK) {
+			char target[PATH_MAX] = "";
+			char *abs = cb_path_join(root, e->rel);
+			ssize_t n = abs ? readlink(abs, target, sizeof(target) - 1) : -1;
+			free(abs);
+			if (n >= 0)
+				target[n] = '\0';
+			rc = push_str(&rep->links, &rep->nlinks, cb_strdupf("%s -> %s", e->rel, target));
+		} else if (e->kind == CB_ENT_OTHER) {
+			rc = push_str(&rep->links, &rep->nlinks, cb_strdupf("%s (special file)", e->rel));
+		} else if (c > 0) {
+			rc = push_str(&rep->extra, &rep->nextra, strdup(e->rel));
+		} else {
+			char hex[CB_SHA256_HEX];
+			char *abs = cb_path_join(root, e->rel);
+			if (!abs || cb_sha256_file(abs, hex, err) < 0)
+				rc = -1;
+			else if (strcmp(hex, sums[i].hex) != 0)
+				rc = push_str(&rep->changed, &rep->nchanged, strdup(e->rel));
+			free(abs);
+		}
+		if (c == 0)
+			i++;
+		j++;
+	}
+	if (rc < 0 && !err->msg[0])
+		cb_fail(err, "verify: out of memory");
+	for (i = 0; i < nsums; i++)
+		free(sums[i].rel);
+	free(sums);
+	cb_tree_free(&t);
+	if (rc < 0)
+		cb_verify_report_free(rep);
+	return rc;
+}
+
+int cb_verify_holds(const struct cb_verify_report *rep)
+{
+	return !rep->nchanged && !rep->nmissing && !rep->nextra && !rep->nlinks;
+}
+
+void cb_verify_report_free(struct cb_verify_report *rep)
+{
+	if (!rep)
+		return;
+	cb_strv_free(rep->changed, rep->nchanged);
+	cb_strv_free(rep->missing, rep->nmissing);
+	cb_strv_free(rep->extra, rep->nextra);
+	cb_strv_free(rep->links, rep->nlinks);
+	memset(rep, 0, sizeof(*rep));
+}
+
+int cb_verify_or_fail(const char *root, struct cb_err *err)
+{
+	struct cb_verify_report rep;
+	int rc = 0;
+
+	if (cb_verify(root, &rep, err) < 0)
+		return -1;
+	if (rep.nchanged)
+		rc = cb_fail(err, "%s: seal does not hold: changed: %s", root, rep.changed[0]);
+	else if (rep.nmissing)
+		rc = cb_fail(err, "%s: seal does not hold: missing: %s", root, rep.missing[0]);
+	else if (rep.nextra)
+		rc = cb_fail(err, "%s: seal does not hold: extra: %s", root, rep.extra[0]);
+	else if (rep.nlinks)
+		rc = cb_fail(err, "%s: seal does not hold: symlink: %s", root, rep.links[0]);
+	cb_verify_report_free(&rep);
+	return rc;
+}
+
+int cb_is_sealed(const char *root)
+{
+	char *p = cb_path_join(root, CB_SUMS_FILE);
+	int r = p && cb_exists(p);
+
+	free(p);
+	return r;
+}
+
+static void print_list(const char *what, char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		printf("%s: %s\n", what, v[i]);
+}
+
+static const struct cb_cmd_spec verify_spec = {
+	"verify", "RUN_ROOT",
+	"Recompute the seal of a run root: every file listed in SHA256SUMS is\n"
+	"hashed again. Prints each file that changed, is missing or is extra, and\n"
+	"every symlink or special file (never followed). Exit 0 when the seal\n"
+	"holds, 6 when it does not.",
+	NULL, 1, 1
+};
+
+int cmd_verify(int argc, char **argv, struct cb_err *err)
+{
+	struct cb_verify_report rep;
+	char **pos = NULL;
+	size_t npos;
+	int rc = cb_parse_opts(&verify_spec, argc, argv, &pos, &npos, err);
+
+	if (rc)
+		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	rc = cb_verify(pos[0], &rep, err);
+	if (rc < 0) {
+		free(pos);
+		return CB_EXIT_FAIL;
+	}
+	print_list("changed", rep.changed, rep.nchanged);
+	print_list("missing", rep.missing, rep.nmissing);
+	print_list("extra", rep.extra, rep.nextra);
+	print_list("symlink", rep.links, rep.nlinks);
+	if (cb_verify_holds(&rep)) {
+		printf("verify: %s: seal holds (%zu files)\n", pos[0], rep.nfiles);
+		rc = CB_EXIT_OK;
+	} else {
+		cb_fail(err, "%s: seal does not hold: %zu changed, %zu missing, %zu extra, %zu symlinks",
+			pos[0], rep.nchanged, rep.nmissing, rep.nextra, rep.nlinks);
+		rc = CB_EXIT_VERIFY;
+	}
+	cb_verify_report_free(&rep);
+	free(pos);
+	return rc;
+}

@@ -1,0 +1,99 @@
+/* sha.c: SHA-256 through OpenSSL EVP. */
+#include "sha.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int cb_sha_init(struct cb_sha *s, struct cb_err *err)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		s->ctx = NULL;
+		return cb_fail(err, "sha256: cannot initialise OpenSSL digest");
+	}
+	s->ctx = ctx;
+	return 0;
+}
+
+void cb_sha_update(struct cb_sha *s, const void *data, size_t len)
+{
+	EVP_DigestUpdate(s->ctx, data, len);
+}
+
+void cb_sha_final_hex(struct cb_sha *s, char hex[CB_SHA256_HEX])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+
+	EVP_DigestFinal_ex(s->ctx, md, &n);
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	hex[2 * n] = '\0';
+	cb_sha_release(s);
+}
+
+void cb_sha_release(struct cb_sha *s)
+{
+	EVP_MD_CTX_free(s->ctx);
+	s->ctx = NULL;
+}
+
+int cb_sha256_hex(const void *data, size_t len, char hex[CB_SHA256_HEX], struct cb_err *err)
+{
+	struct cb_sha s;
+
+	if (cb_sha_init(&s, err) < 0)
+		return -1;
+	cb_sha_update(&s, data, len);
+	cb_sha_final_hex(&s, hex);
+	return 0;
+}
+
+int cb_sha256_file(const char *path, char hex[CB_SHA256_HEX], struct cb_err *err)
+{
+	unsigned char buf[1 << 16];
+	struct cb_sha s;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return cb_fail(err, "%s: %s", path, strerror(errno));
+	if (cb_sha_init(&s, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			cb_sha_release(&s);
+			return cb_fail(err, "%s: read: %s", path, strerror(e));
+		}
+		if (r == 0)
+			break;
+		cb_sha_update(&s, buf, (size_t)r);
+	}
+	close(fd);
+	cb_sha_final_hex(&s, hex);
+	return 0;
+}
+
+int cb_is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return 0;
+	}
+	return s[n] == '\0';
+}

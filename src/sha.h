@@ -1,0 +1,29 @@
+/* sha.h: SHA-256 through OpenSSL's EVP interface. */
+#ifndef CB_SHA_H
+#define CB_SHA_H
+
+#include <stddef.h>
+
+#include "caliber.h"
+
+#define CB_SHA256_HEX 65   /* 64 hex digits and a NUL */
+
+struct cb_sha {
+	void *ctx;   /* EVP_MD_CTX */
+};
+
+int cb_sha_init(struct cb_sha *s, struct cb_err *err);
+void cb_sha_update(struct cb_sha *s, const void *data, size_t len);
+/* Write the digest as lowercase hex and release the context. */
+void cb_sha_final_hex(struct cb_sha *s, char hex[CB_SHA256_HEX]);
+void cb_sha_release(struct cb_sha *s);
+
+int cb_sha256_hex(const void *data, size_t len, char hex[CB_SHA256_HEX], struct cb_err *err);
+/* Digest of a file's bytes, read in blocks (memory does not grow with size). */
+int cb_sha256_file(const char *path, char hex[CB_SHA256_HEX], struct cb_err *err);
+
+/* Whether s is exactly n lowercase hex digits (the canonical form of git
+ * commits and SHA-256 digests, so comparisons are plain strcmp). */
+int cb_is_hex(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,49 @@
+# tests/cli/lib.sh: the CLI test library, sourced by every tests/cli/tNNNN-*.sh.
+#
+#   test_expect_success 'what it shows' '<shell body>'
+#
+# runs the body in a fresh `sh -eu` inside a scratch directory $T (so a
+# failing command fails the case) and prints "ok N - what" or "not ok N -
+# what" followed by the body's output. Inside a body:
+#   $CALIBER          the binary under test
+#   $CALIBER_ROOT     the repository
+#   expect_refusal CODE MESSAGE_FILE cmd...   exit status CODE and stderr exactly the file
+#   expect_empty DIR  DIR does not exist or is empty
+set -u
+: "${CALIBER:?run through tests/run.sh}"
+: "${CALIBER_ROOT:?run through tests/run.sh}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/caliber-cli.XXXXXX")
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+test_count=0
+
+cat >"$T/.prelude" <<'PRELUDE'
+expect_refusal() {
+	code=$1; msg=$2; shift 2
+	set +e
+	"$@" >"$T/.out" 2>"$T/.err"
+	rc=$?
+	set -e
+	if [ "$rc" -ne "$code" ]; then
+		echo "exit status $rc, expected $code"; cat "$T/.err"; return 1
+	fi
+	if ! cmp -s "$msg" "$T/.err"; then
+		echo "stderr differs:"; diff "$msg" "$T/.err"; return 1
+	fi
+}
+expect_empty() {
+	if [ -e "$1" ] && [ -n "$(ls -A "$1")" ]; then
+		echo "$1 is not empty:"; ls -AR "$1"; return 1
+	fi
+}
+PRELUDE
+
+test_expect_success() {
+	test_count=$((test_count + 1))
+	mkdir -p "$T/case$test_count"
+	if out=$(cd "$T/case$test_count" && T="$T/case$test_count" sh -eu -c ". '$T/.prelude'; $2" 2>&1); then
+		echo "ok $test_count - $1"
+	else
+		echo "not ok $test_count - $1"
+		printf '%s\n' "$out" | sed 's/^/#   /'
+	fi
+}

@@ -1,0 +1,24 @@
+/* cbtest: what CLI tests need that caliber deliberately has no command for
+ * (a run root is sealed only by `caliber run`). Uses caliber's own library.
+ *
+ *   cbtest seal DIR          seal DIR as run does (SHA256SUMS, read-only)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "seal.h"
+
+int main(int argc, char **argv)
+{
+	struct cb_err err = { "" };
+
+	if (argc == 3 && strcmp(argv[1], "seal") == 0) {
+		if (cb_seal(argv[2], &err) < 0) {
+			fprintf(stderr, "cbtest: seal: %s\n", err.msg);
+			return 1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "usage: cbtest seal DIR\n");
+	return 2;
+}

@@ -1,0 +1,99 @@
+/* test_fsutil.c: path resolution (what "inside the run root" means), atomic
+ * writes and listing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "tlib.h"
+
+static void resolve_follows_links_and_dotdot(void **state)
+{
+	char root[PATH_MAX], p[PATH_MAX + 64], q[PATH_MAX + 64], *r, *rr;
+	struct cb_err err;
+
+	(void)state;
+	assert_non_null(realpath(tl_tmpdir(), root));
+	snprintf(p, sizeof(p), "%s/run/tasks", root);
+	assert_int_equal(cb_mkdir_p(p, 0755, &err), 0);
+	snprintf(p, sizeof(p), "%s/run", root);
+	snprintf(q, sizeof(q), "%s/alias", root);
+	assert_int_equal(symlink(p, q), 0);
+
+	/* a link into the run root resolves inside it */
+	snprintf(q, sizeof(q), "%s/alias/tasks/new/deeper", root);
+	r = cb_resolve(q);
+	rr = cb_resolve(p);
+	assert_true(cb_path_within(r, rr));
+	free(r);
+	/* ".." climbs out lexically from a missing tail */
+	snprintf(q, sizeof(q), "%s/run/missing/../../elsewhere", root);
+	r = cb_resolve(q);
+	assert_false(cb_path_within(r, rr));
+	snprintf(p, sizeof(p), "%s/elsewhere", root);
+	assert_string_equal(r, p);
+	free(r);
+	/* "link/.." is the parent of the link's target, as the kernel says */
+	snprintf(q, sizeof(q), "%s/alias/tasks/..", root);
+	r = cb_resolve(q);
+	assert_string_equal(r, rr);
+	free(r);
+	/* the root itself counts as within; a sibling with a common prefix does not */
+	assert_true(cb_path_within(rr, rr));
+	snprintf(p, sizeof(p), "%s-sibling", rr);
+	assert_false(cb_path_within(p, rr));
+	free(rr);
+}
+
+static void atomic_write_replaces_whole_file(void **state)
+{
+	const char *dir = tl_tmpdir();
+	char path[512], **names;
+	struct cb_err err;
+	struct stat st;
+	size_t n, len;
+	char *got;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/receipt.json", dir);
+	assert_int_equal(cb_write_atomic(path, "old\n", 4, 0644, &err), 0);
+	assert_int_equal(cb_write_atomic(path, "new content\n", 12, 0444, &err), 0);
+	got = tl_slurp(path, &len);
+	assert_string_equal(got, "new content\n");
+	free(got);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0444);
+	/* no temporary file is left behind */
+	assert_int_equal(cb_list_dir(dir, &names, &n, &err), 0);
+	assert_int_equal(n, 1);
+	cb_strv_free(names, n);
+}
+
+static void write_into_missing_dir_fails_naming_it(void **state)
+{
+	struct cb_err err;
+
+	(void)state;
+	assert_int_equal(cb_write_atomic("/nonexistent-dir/x.json", "x", 1, 0644, &err), -1);
+	assert_non_null(strstr(err.msg, "/nonexistent-dir/x.json"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(resolve_follows_links_and_dotdot),
+		cmocka_unit_test(atomic_write_replaces_whole_file),
+		cmocka_unit_test(write_into_missing_dir_fails_naming_it),
+	};
+
+	return cmocka_run_group_tests_name("fsutil", tests, NULL, NULL);
+}
