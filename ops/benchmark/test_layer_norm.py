@@ -1,0 +1,33 @@
+"""Benchmarks of LayerNorm forward and backward; shapes are (M, N)."""
+
+import pytest
+import torch
+
+import caliber_ops as ops
+from caliber_ops.testing import dtype_params, row_inputs, run_rows
+
+SHAPES = [(16384, 4096), (4096, 8192)]
+EPS = 1e-5
+
+
+@pytest.mark.layer_norm_fwd
+@pytest.mark.parametrize("dtype", dtype_params("layer_norm_fwd"))
+def test_perf_layer_norm_fwd(dtype, caliber_bench, caliber_shapes):
+    def build(shape):
+        x, w, b = row_inputs("layer_norm_fwd", dtype, shape, [shape, shape[1:], shape[1:]])
+        out = (torch.empty(shape, dtype=dtype, device="cuda"), torch.empty(shape[0], device="cuda"),
+               torch.empty(shape[0], device="cuda"))
+        return lambda: ops.layer_norm_fwd(x, w, b, EPS, out=out)
+    run_rows(caliber_bench, caliber_shapes, dtype, SHAPES, build)
+
+
+@pytest.mark.layer_norm_bwd
+@pytest.mark.parametrize("dtype", dtype_params("layer_norm_bwd"))
+def test_perf_layer_norm_bwd(dtype, caliber_bench, caliber_shapes):
+    def build(shape):
+        x, w, dy = row_inputs("layer_norm_bwd", dtype, shape, [shape, shape[1:], shape])
+        xf = x.float()  # the forward's statistics, by torch outside the timed call
+        mean, rstd = xf.mean(1), torch.rsqrt(xf.var(1, unbiased=False) + EPS)
+        out = (torch.empty_like(x), torch.empty_like(w), torch.empty_like(w))
+        return lambda: ops.layer_norm_bwd(dy, x, w, mean, rstd, out=out)
+    run_rows(caliber_bench, caliber_shapes, dtype, SHAPES, build)

@@ -1,0 +1,85 @@
+"""Helpers shared by every plugin: errors that name the plugin, environment
+variables, and the file conventions of docs/formats.md (sorted keys,
+integers only, atomic writes)."""
+
+import json
+import os
+import tempfile
+
+import pytest
+
+
+def usage_error(plugin, why):
+    """The error every plugin raises when it cannot work: never silent."""
+    return pytest.UsageError(f"caliber_pytest.{plugin}: {why}")
+
+
+def require_env(plugin, name):
+    """The value of a variable the runner must set, else a usage error."""
+    value = os.environ.get(name)
+    if not value:
+        raise usage_error(plugin, f"{name} is not set (the caliber worker sets it)")
+    return value
+
+
+def check_integers(obj, where="value"):
+    """Raise ValueError if obj holds a float anywhere (formats.md: no JSON reals)."""
+    if isinstance(obj, float):
+        raise ValueError(f"{where}: {obj!r} is a real; caliber files hold integers only")
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            check_integers(value, f"{where}.{key}")
+    elif isinstance(obj, (list, tuple)):
+        for i, value in enumerate(obj):
+            check_integers(value, f"{where}[{i}]")
+
+
+def dumps_json(obj):
+    """A JSON document as caliber writes it: sorted keys, two-space indent, final newline."""
+    check_integers(obj)
+    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def dumps_line(obj):
+    """One JSON Lines record: sorted keys, one line, final newline."""
+    check_integers(obj)
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def atomic_write_text(path, text):
+    """Write text to path through a temporary file in the same folder, fsync, rename,
+    fsync of the folder, so a reader never sees a half-written file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def append_line(path, line):
+    """Append one JSON Lines record and flush it to disk before returning."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def dtype_name(dtype):
+    """'float16' for torch.float16 or the string 'float16'; None stays None."""
+    if dtype is None:
+        return None
+    text = str(dtype)
+    return text[len("torch."):] if text.startswith("torch.") else text

@@ -1,0 +1,144 @@
+"""caliber_pytest.ir_meta: the launch index and the IR of every variant.
+
+Triton's kernel_load_end_hook tells which CUfunction belongs to which compiled
+variant (its cache hash); launch_enter_hook tells which function each launch
+runs. Joining the two gives, per variant, the launches of this request, split
+into launches made while the autotuner benchmarks (tuning_launches) and the
+rest. At the end of the request each variant's .ttgir and .json are copied to
+<cell dir>/ir/<variant>/ and ir/index.tsv is written. Launches inside a CUDA
+graph capture are counted when captured, not when replayed."""
+
+import os
+import shutil
+
+import pytest
+
+from . import _hooks, _tuning
+from ._common import atomic_write_text, require_env, usage_error
+from ._index import LaunchCounts, format_index
+from ._variant import variant_name
+
+PLUGIN = "ir_meta"
+HOOKS = ("kernel_load_end_hook", "launch_enter_hook")
+IR_SUFFIXES = (".ttgir", ".json")
+
+
+class _Loaded:
+    """A kernel loaded in this process: its variant, kernel name and cache files."""
+
+    def __init__(self, variant, kernel, group):
+        self.variant = variant
+        self.kernel = kernel
+        self.group = group
+
+
+# Process-global, kept across requests: a variant compiled by an earlier request
+# of this worker is still joined to its launches in a later one.
+_loaded_by_function = {}
+_state = None
+
+
+class _State:
+    """One request: its counts, the variants it saw, launches no variant claimed."""
+
+    def __init__(self, cell_dir):
+        self.cell_dir = cell_dir
+        self.counts = LaunchCounts()
+        self.seen = {}
+        self.unknown = set()
+        self.tokens = {}
+
+
+def _on_load(module, function, name, metadata_group, hash):
+    """kernel_load_end_hook: remember which variant this function is."""
+    loaded = _Loaded(variant_name(hash), name, dict(metadata_group))
+    _loaded_by_function[function] = loaded
+    state = _state
+    if state is not None:
+        state.counts.note_compiled(loaded.variant, loaded.kernel)
+        state.seen[loaded.variant] = loaded
+
+
+def _on_launch(metadata):
+    """launch_enter_hook: count one launch of the variant the function belongs to."""
+    state = _state
+    if state is None:
+        return
+    fields = metadata.get()
+    loaded = _loaded_by_function.get(fields["function"])
+    if loaded is None:
+        state.unknown.add(str(fields.get("name")))
+        return
+    state.counts.note_launch(loaded.variant, loaded.kernel, _tuning.active())
+    state.seen[loaded.variant] = loaded
+
+
+HANDLERS = {"kernel_load_end_hook": _on_load, "launch_enter_hook": _on_launch}
+
+
+def pytest_configure(config):
+    """Check the hooks exist, then attach to them."""
+    global _state
+    cell_dir = require_env(PLUGIN, "CALIBER_CELL_DIR")
+    try:
+        from triton import knobs
+    except ImportError as e:
+        raise usage_error(PLUGIN, f"triton.knobs cannot be imported: {e}")
+    missing = [h for h in HOOKS if not hasattr(knobs.runtime, h)]
+    if missing:
+        raise usage_error(PLUGIN, f"this Triton has no knobs.runtime.{', '.join(missing)}; "
+                          "the launch index cannot be built")
+    state = _State(cell_dir)
+    for name in HOOKS:
+        state.tokens[name] = _hooks.attach(knobs.runtime, name, HANDLERS[name])
+    _tuning.acquire()
+    _state = state
+
+
+def _copy_ir(loaded, dest):
+    """Copy a variant's .ttgir and .json into dest; returns the files it could not find."""
+    os.makedirs(dest, exist_ok=True)
+    missing = []
+    cache_dir = os.environ.get("TRITON_CACHE_DIR")
+    for suffix in IR_SUFFIXES:
+        filename = loaded.kernel + suffix
+        source = loaded.group.get(filename)
+        if source is None and cache_dir:
+            source = os.path.join(cache_dir, loaded.variant, filename)
+        if source is None or not os.path.isfile(source):
+            missing.append(filename)
+            continue
+        shutil.copyfile(source, os.path.join(dest, filename))
+    return missing
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Write ir/<variant>/ and ir/index.tsv; a launch of an unknown function fails the request."""
+    state = _state
+    if state is None:
+        return
+    ir_dir = os.path.join(state.cell_dir, "ir")
+    os.makedirs(ir_dir, exist_ok=True)
+    for variant in state.counts.variants():
+        loaded = state.seen[variant]
+        for filename in _copy_ir(loaded, os.path.join(ir_dir, variant)):
+            print(f"caliber_pytest.{PLUGIN}: warning: {variant}/{filename} is not in the Triton cache")
+    atomic_write_text(os.path.join(ir_dir, "index.tsv"), format_index(state.counts.rows()))
+    if state.unknown:
+        print(f"caliber_pytest.{PLUGIN}: launches of kernels loaded before the hook was attached: "
+              f"{', '.join(sorted(state.unknown))}; the launch index is incomplete")
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+
+
+def pytest_unconfigure(config):
+    """Take the hooks off again and forget this request (the function map stays)."""
+    global _state
+    state = _state
+    if state is None:
+        return
+    _state = None
+    from triton import knobs
+
+    for name, token in state.tokens.items():
+        _hooks.detach(knobs.runtime, name, HANDLERS[name], token)
+    _tuning.release()

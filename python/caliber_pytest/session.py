@@ -1,0 +1,91 @@
+"""The caliber worker session (docs/formats.md, "Worker session protocol").
+
+    python3 -m caliber_pytest.session
+
+Reads one JSON request per line on stdin; for each, sets the request's `env`,
+changes to CALIBER_CORPUS, runs pytest.main(argv) in this process, puts the
+environment and directory back, and writes one JSON reply line on fd
+CALIBER_REPLY_FD (3). torch and triton stay imported between requests, which
+is the point of a session; every pytest.main is its own pytest session with its
+own test counts, and the plugins reset their state per session. EOF on stdin
+ends the worker with status 0."""
+
+import json
+import os
+import sys
+
+import pytest
+
+
+def _reply_stream():
+    """The reply channel: fd CALIBER_REPLY_FD, line-buffered."""
+    fd = int(os.environ.get("CALIBER_REPLY_FD", "3"))
+    return os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+
+
+def _apply_env(env):
+    """Set env in os.environ; returns what to put back."""
+    saved = {name: os.environ.get(name) for name in env}
+    for name, value in env.items():
+        os.environ[name] = str(value)
+    return saved
+
+
+def _restore_env(saved):
+    """Put back the variables _apply_env changed."""
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def run_request(request):
+    """Run one request; returns its reply (without task and phase)."""
+    argv, env = request.get("argv"), request.get("env", {})
+    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+        return {"error": "request has no argv list of strings", "exit": 3}
+    if not isinstance(env, dict):
+        return {"error": "request env is not an object", "exit": 3}
+    saved = _apply_env(env)
+    cwd = os.getcwd()
+    try:
+        corpus = os.environ.get("CALIBER_CORPUS")
+        if not corpus:
+            return {"error": "CALIBER_CORPUS is not set", "exit": 3}
+        os.chdir(corpus)
+        return {"exit": int(pytest.main(list(argv)))}
+    except Exception as e:  # reported to the runner, which marks the task X
+        return {"error": f"{type(e).__name__}: {e}", "exit": 3}
+    finally:
+        os.chdir(cwd)
+        _restore_env(saved)
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+def main():
+    """Serve requests until EOF on stdin."""
+    replies = _reply_stream()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError("a request is a JSON object")
+        except ValueError as e:
+            reply = {"error": f"bad request: {e}", "exit": 3}
+            request = {}
+        else:
+            reply = run_request(request)
+        for field in ("phase", "task"):
+            if field in request:
+                reply[field] = request[field]
+        replies.write(json.dumps(reply, sort_keys=True) + "\n")
+        replies.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""caliber_pytest.shapes: injects the workload's dtypes and shapes.
+
+Tests parametrized over `dtype` whose dtype is not in CALIBER_DTYPES are
+deselected. The fixture caliber_shapes(default) gives a benchmark test the
+workload's shapes (CALIBER_SHAPES "values") or its own default. A workload's
+"level" and "file" go to the corpus's own --level and --shape_file options."""
+
+import os
+
+import pytest
+
+from . import _shapes
+from ._common import usage_error
+
+PLUGIN = "shapes"
+# CALIBER_SHAPES key -> the corpus's pytest option it sets
+OPTIONS = {"level": "level", "file": "shape_file"}
+
+_spec = None
+_dtypes = None
+
+
+def pytest_configure(config):
+    """Read this request's dtypes and shapes, and hand level/file to the corpus options."""
+    global _spec, _dtypes
+    try:
+        _spec = _shapes.parse_shapes(os.environ.get("CALIBER_SHAPES", ""))
+        _dtypes = _shapes.parse_dtypes(os.environ.get("CALIBER_DTYPES", ""))
+    except ValueError as e:
+        raise usage_error(PLUGIN, str(e))
+    for key, option in OPTIONS.items():
+        if key in _spec:
+            if not hasattr(config.option, option):
+                raise usage_error(PLUGIN, f"CALIBER_SHAPES has {key!r} but the corpus has no --{option} option")
+            setattr(config.option, option, _spec[key])
+
+
+def pytest_unconfigure(config):
+    """Forget this request's settings (the module outlives the pytest session)."""
+    global _spec, _dtypes
+    _spec = None
+    _dtypes = None
+
+
+def _dtype_param(item):
+    """The item's `dtype` parameter, or None."""
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("dtype") if callspec is not None else None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect the dtypes the workload does not measure."""
+    kept, dropped = _shapes.split_by_dtype(items, _dtypes, _dtype_param)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+@pytest.fixture
+def caliber_shapes():
+    """caliber_shapes(default) -> the list of shapes (tuples) to run."""
+    spec = _spec if _spec is not None else {}
+
+    def pick(default):
+        return _shapes.pick_shapes(spec, default)
+
+    return pick

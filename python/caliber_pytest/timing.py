@@ -1,0 +1,148 @@
+"""caliber_pytest.timing: device-event timing of benchmark rows.
+
+A benchmark test calls the fixture caliber_bench(fn, row, shape=None,
+dtype=None) once per row. fn is called directly a few times first (compile and
+warm-up, so the measured kernels have more than one launch), then for the
+warm-up time. With CALIBER_GRAPH_CAPTURE=1, n_calls calls are captured in one
+CUDA graph and `repeats` replays are timed with CUDA events; otherwise (or when
+capture fails) `repeats` loops of n_calls direct calls are timed the same way.
+n_calls is chosen so one repetition lasts about rep_ms / repeats. Each row,
+with the timer used, why, and the SM/memory clocks around it, is appended to
+<cell dir>/timing.jsonl."""
+
+import os
+
+import pytest
+
+from . import _nvml, _timing_rows
+from ._common import append_line, dtype_name, dumps_line, require_env, usage_error
+
+PLUGIN = "timing"
+ESTIMATE_CALLS = 5
+
+_state = None
+
+
+class _State:
+    """This request's timer settings, output file and the rows already written."""
+
+    def __init__(self, cell_dir, timer, use_graph, reason, torch):
+        self.path = os.path.join(cell_dir, "timing.jsonl")
+        self.timer = timer
+        self.use_graph = use_graph
+        self.reason = reason
+        self.torch = torch
+        self.rows = set()
+        self.nvml = _nvml.handle(f"GPU-{torch.cuda.get_device_properties(0).uuid}")
+
+
+def pytest_configure(config):
+    """Read CALIBER_TIMER and CALIBER_GRAPH_CAPTURE; start an empty timing.jsonl."""
+    global _state
+    cell_dir = require_env(PLUGIN, "CALIBER_CELL_DIR")
+    try:
+        timer = _timing_rows.parse_timer(os.environ.get("CALIBER_TIMER", ""))
+    except ValueError as e:
+        raise usage_error(PLUGIN, str(e))
+    try:
+        import torch
+    except ImportError as e:
+        raise usage_error(PLUGIN, f"torch cannot be imported: {e}")
+    if not torch.cuda.is_available():
+        raise usage_error(PLUGIN, "no GPU is visible: device events cannot be timed")
+    use_graph, reason = _timing_rows.graph_decision(os.environ.get("CALIBER_GRAPH_CAPTURE"), timer)
+    os.makedirs(cell_dir, exist_ok=True)
+    open(os.path.join(cell_dir, "timing.jsonl"), "w").close()
+    _state = _State(cell_dir, timer, use_graph, reason, torch)
+
+
+def pytest_unconfigure(config):
+    """Forget this request."""
+    global _state
+    _state = None
+
+
+def _time_direct(torch, fn, n_calls, repeats):
+    """Event times (ms) of `repeats` loops of n_calls direct calls."""
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
+    for start, end in events:
+        start.record()
+        for _ in range(n_calls):
+            fn()
+        end.record()
+    torch.cuda.synchronize()
+    return [start.elapsed_time(end) for start, end in events]
+
+
+def _capture(torch, fn, n_calls):
+    """A CUDA graph holding n_calls calls of fn, replayed once untimed."""
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(n_calls):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+    return graph
+
+
+def _time_graph(torch, graph, repeats):
+    """Event times (ms) of `repeats` replays of graph."""
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
+    for start, end in events:
+        start.record()
+        graph.replay()
+        end.record()
+    torch.cuda.synchronize()
+    return [start.elapsed_time(end) for start, end in events]
+
+
+def measure(nodeid, fn, label, shape=None, dtype=None, extra=None):
+    """Time fn as one benchmark row, append the row to timing.jsonl and return it."""
+    state = _state
+    if state is None:
+        raise RuntimeError(f"caliber_pytest.{PLUGIN} is not configured in this session")
+    torch, timer = state.torch, state.timer
+    key = _timing_rows.row_id(nodeid, label)
+    if key in state.rows:
+        raise ValueError(f"caliber_pytest.{PLUGIN}: row {key} is timed twice in one request")
+    state.rows.add(key)
+
+    for _ in range(_timing_rows.WARMUP_CALLS):
+        fn()
+    torch.cuda.synchronize()
+    estimate_ms = sum(_time_direct(torch, fn, ESTIMATE_CALLS, 1)) / ESTIMATE_CALLS
+    for _ in range(_timing_rows.choose_calls(estimate_ms, timer["warmup_ms"]) if timer["warmup_ms"] else 0):
+        fn()
+    n_calls = _timing_rows.choose_calls(estimate_ms, timer["rep_ms"] / timer["repeats"])
+
+    clocks_before = _nvml.clocks(state.nvml)
+    kind, reason, elapsed = "direct", state.reason, None
+    if state.use_graph:
+        try:
+            graph = _capture(torch, fn, n_calls)
+            elapsed = _time_graph(torch, graph, timer["repeats"])
+            del graph
+            kind, reason = "graph", "captured"
+        except Exception as e:  # the row falls back to direct timing and says why
+            torch.cuda.synchronize()
+            reason = f"capture failed: {type(e).__name__}: {e}".replace("\n", " ")
+    if elapsed is None:
+        elapsed = _time_direct(torch, fn, n_calls, timer["repeats"])
+    clocks_after = _nvml.clocks(state.nvml)
+
+    row = _timing_rows.make_row(nodeid, label, _timing_rows.samples_ns(elapsed, n_calls), kind, reason, n_calls,
+                                shape=shape, dtype=dtype_name(dtype), clocks_before=clocks_before,
+                                clocks_after=clocks_after, extra=extra)
+    append_line(state.path, dumps_line(row))
+    return row
+
+
+@pytest.fixture
+def caliber_bench(request):
+    """caliber_bench(fn, row, shape=None, dtype=None) times one benchmark row."""
+
+    def bench(fn, row, shape=None, dtype=None):
+        return measure(request.node.nodeid, fn, row, shape=shape, dtype=dtype)
+
+    return bench

@@ -1,0 +1,98 @@
+"""Dtype filtering and shape injection: the logic, then the plugin in a real pytest run."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from caliber_pytest import _shapes
+from repo_paths import PYTHON_DIR
+
+
+class Item:
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+
+class TorchLikeDtype:
+    """str() like torch.float16."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+def test_parse_dtypes():
+    assert _shapes.parse_dtypes("float16;bfloat16") == {"float16", "bfloat16"}
+    assert _shapes.parse_dtypes("") is None
+    assert _shapes.parse_dtypes(None) is None
+
+
+def test_split_by_dtype_matches_torch_names():
+    items = [Item(TorchLikeDtype("float16")), Item(TorchLikeDtype("float32")), Item(None)]
+    kept, dropped = _shapes.split_by_dtype(items, {"float16"}, lambda item: item.dtype)
+    assert kept == [items[0], items[2]] and dropped == [items[1]]
+    assert _shapes.split_by_dtype(items, None, lambda item: item.dtype) == (items, [])
+
+
+def test_shapes_values_or_default():
+    spec = _shapes.parse_shapes('{"values": [[4096, 4096], [1024, 8]]}')
+    assert _shapes.pick_shapes(spec, [(1, 2)]) == [(4096, 4096), (1024, 8)]
+    assert _shapes.pick_shapes(_shapes.parse_shapes("{}"), [(1, 2)]) == [(1, 2)]
+    assert _shapes.shape_label((4096, 4096)) == "4096x4096"
+
+
+@pytest.mark.parametrize("text", ['{"values": []}', '{"values": [[0, 1]]}', '{"values": [[1.5]]}',
+                                  '{"valuez": [[1]]}', '[1]', '{"level": 3}'])
+def test_bad_shapes_are_refused(text):
+    with pytest.raises(ValueError):
+        _shapes.parse_shapes(text)
+
+
+CORPUS_CONFTEST = """
+def pytest_addoption(parser):
+    parser.addoption("--level", default="comprehensive")
+"""
+
+CORPUS_TEST = """
+import pytest
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "bfloat16"])
+def test_perf(dtype, caliber_shapes, request):
+    print("SHAPES", dtype, caliber_shapes([(1, 2)]), "LEVEL", request.config.getoption("level"))
+"""
+
+
+def _run_corpus(tmp_path, env):
+    (tmp_path / "conftest.py").write_text(textwrap.dedent(CORPUS_CONFTEST))
+    (tmp_path / "test_corpus.py").write_text(textwrap.dedent(CORPUS_TEST))
+    full_env = dict(os.environ, PYTHONPATH=PYTHON_DIR, **env)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p",
+                           "caliber_pytest.shapes", "test_corpus.py"], cwd=tmp_path, env=full_env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_plugin_deselects_and_injects(tmp_path):
+    proc = _run_corpus(tmp_path, {"CALIBER_DTYPES": "float16;bfloat16",
+                                  "CALIBER_SHAPES": '{"level": "core", "values": [[8, 8]]}'})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed, 1 deselected" in proc.stdout
+    assert "SHAPES float16 [(8, 8)] LEVEL core" in proc.stdout
+    assert "SHAPES float32" not in proc.stdout
+
+
+def test_plugin_defaults_without_workload_settings(tmp_path):
+    proc = _run_corpus(tmp_path, {"CALIBER_DTYPES": "", "CALIBER_SHAPES": "{}"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 passed" in proc.stdout and "SHAPES float32 [(1, 2)] LEVEL comprehensive" in proc.stdout
+
+
+def test_plugin_refuses_a_file_the_corpus_cannot_take(tmp_path):
+    proc = _run_corpus(tmp_path, {"CALIBER_SHAPES": '{"file": "shapes.yaml"}'})
+    assert proc.returncode == 4
+    assert "caliber_pytest.shapes: CALIBER_SHAPES has 'file' but the corpus has no --shape_file option" in (
+        proc.stdout + proc.stderr)

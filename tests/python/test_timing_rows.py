@@ -1,0 +1,65 @@
+"""Timer settings and the assembly of timing.jsonl rows."""
+
+import json
+
+import pytest
+
+from caliber_pytest import _timing_rows
+from caliber_pytest._common import dumps_line
+
+
+def test_timer_from_manifest_and_defaults():
+    timer = _timing_rows.parse_timer('{"kind":"native-event","graph_capture":"auto","warmup_ms":10,'
+                                     '"rep_ms":50,"repeats":5}')
+    assert timer == {"graph_capture": "auto", "rep_ms": 50, "repeats": 5, "warmup_ms": 10}
+    assert _timing_rows.parse_timer("") == dict(_timing_rows.DEFAULT_TIMER, graph_capture="auto")
+    with pytest.raises(ValueError):
+        _timing_rows.parse_timer('{"repeats": 0}')
+    with pytest.raises(ValueError):
+        _timing_rows.parse_timer('{"rep_ms": 1.5}')
+
+
+def test_graph_decision_says_why_not():
+    assert _timing_rows.graph_decision("1", {"graph_capture": "auto"}) == (True, None)
+    assert _timing_rows.graph_decision("0", {"graph_capture": "off"}) == (False, "timer.graph_capture is off")
+    assert _timing_rows.graph_decision("0", {"graph_capture": "auto"}) == (False, "backend has no graph capture")
+
+
+def test_calls_fill_the_budget():
+    assert _timing_rows.choose_calls(0.02, 10) == 500
+    assert _timing_rows.choose_calls(50.0, 10) == 1
+    assert _timing_rows.choose_calls(0.0, 10) == _timing_rows.MAX_CALLS
+    assert _timing_rows.choose_calls(1e-6, 10) == _timing_rows.MAX_CALLS
+
+
+def test_samples_are_integer_nanoseconds_per_call():
+    assert _timing_rows.samples_ns([1.0405, 1.0395], 50) == [20810, 20790]
+
+
+def test_row_line_is_the_documented_object():
+    before = {"mem_mhz": 3201, "sm_mhz": 1980}
+    row = _timing_rows.make_row("benchmark/test_softmax_perf.py::test_perf_softmax_rows[float16]", "4096x4096",
+                                [20811, 20790, 20805], "graph", "captured", 50, shape="4096x4096",
+                                dtype="torch.float16", clocks_before=before, clocks_after=before)
+    line = dumps_line(row)
+    assert line.endswith("}\n") and line.count("\n") == 1
+    assert list(json.loads(line)) == sorted(json.loads(line))
+    assert json.loads(line) == {
+        "clocks": {"after": before, "before": before}, "dtype": "float16", "n_calls": 50,
+        "row": "benchmark/test_softmax_perf.py::test_perf_softmax_rows[float16]|4096x4096",
+        "samples_ns": [20811, 20790, 20805], "shape": "4096x4096", "timer": "graph", "timer_reason": "captured"}
+
+
+def test_rows_without_clocks_and_with_extra():
+    row = _timing_rows.make_row("t.py::t", "do_bench#1", [5], "direct", "backend has no graph capture", 3,
+                                extra={"latency_base_ns": 7})
+    assert row["clocks"] == {"after": None, "before": None} and row["extra"] == {"latency_base_ns": 7}
+
+
+@pytest.mark.parametrize("kwargs", [{"samples": [1.5]}, {"samples": []}, {"timer": "wall"},
+                                    {"extra": {"ratio": 0.5}}, {"label": "a\nb"}])
+def test_bad_rows_are_refused(kwargs):
+    args = dict(nodeid="t.py::t", label="r", samples=[1], timer="graph", timer_reason="captured", n_calls=1)
+    args.update(kwargs)
+    with pytest.raises(ValueError):
+        _timing_rows.make_row(**args)
