@@ -20,15 +20,23 @@ def _lib():
     return _nvml or None
 
 
+def device_uuid(props):
+    """'GPU-<uuid>' of a torch device-properties object (torch prints the UUID bare)."""
+    text = str(props.uuid)
+    return text if text.startswith("GPU-") else f"GPU-{text}"
+
+
 def handle(uuid):
     """The NVML handle of the device with this UUID ('GPU-...'), or None."""
     lib = _lib()
     if lib is None:
         return None
-    try:
-        return lib.nvmlDeviceGetHandleByUUID(uuid)
-    except Exception:
-        return None
+    for key in (uuid, uuid.encode()):  # older nvidia-ml-py releases take bytes only
+        try:
+            return lib.nvmlDeviceGetHandleByUUID(key)
+        except Exception:
+            continue
+    return None
 
 
 def clocks(h):

@@ -12,7 +12,7 @@ PLUGIN = "device_setup"
 def device_record(torch):
     """device.json's object for the current device (torch already pinned to it)."""
     props = torch.cuda.get_device_properties(0)
-    uuid = f"GPU-{props.uuid}"
+    uuid = _nvml.device_uuid(props)
     h = _nvml.handle(uuid)
     return {"clocks": _nvml.clocks(h), "driver": _nvml.driver_version(), "index": _nvml.index(h),
             "name": props.name, "uuid": uuid}

@@ -33,7 +33,7 @@ class _State:
         self.reason = reason
         self.torch = torch
         self.rows = set()
-        self.nvml = _nvml.handle(f"GPU-{torch.cuda.get_device_properties(0).uuid}")
+        self.nvml = _nvml.handle(_nvml.device_uuid(torch.cuda.get_device_properties(0)))
 
 
 def pytest_configure(config):
@@ -112,8 +112,9 @@ def measure(nodeid, fn, label, shape=None, dtype=None, extra=None):
         fn()
     torch.cuda.synchronize()
     estimate_ms = sum(_time_direct(torch, fn, ESTIMATE_CALLS, 1)) / ESTIMATE_CALLS
-    for _ in range(_timing_rows.choose_calls(estimate_ms, timer["warmup_ms"]) if timer["warmup_ms"] else 0):
-        fn()
+    if timer["warmup_ms"]:
+        for _ in range(_timing_rows.choose_calls(estimate_ms, timer["warmup_ms"])):
+            fn()
     n_calls = _timing_rows.choose_calls(estimate_ms, timer["rep_ms"] / timer["repeats"])
 
     clocks_before = _nvml.clocks(state.nvml)
