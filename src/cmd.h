@@ -10,5 +10,6 @@
 int cmd_prepare(int argc, char **argv, struct cb_err *err);
 int cmd_verify(int argc, char **argv, struct cb_err *err);
 int cmd_digest(int argc, char **argv, struct cb_err *err);
+int cmd_topology(int argc, char **argv, struct cb_err *err);
 
 #endif

@@ -15,6 +15,7 @@ static const struct cmd_entry commands[] = {
 	{ "prepare", cmd_prepare, "validate a manifest, estimate, freeze the task matrix" },
 	{ "verify", cmd_verify, "recheck the seal of a run root" },
 	{ "digest", cmd_digest, "tree digest for sources.*.tree_sha256" },
+	{ "topology", cmd_topology, "count the topology op in a cell's IR (SPEC section 9)" },
 };
 
 static void usage(FILE *f)

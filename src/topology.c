@@ -1,0 +1,769 @@
+/* topology.c: topology accounting (SPEC section 9) and `caliber topology`.
+ *
+ * _GNU_SOURCE must come before any header: memmem() (POSIX.1-2024, a GNU
+ * extension in glibc before that) and memrchr() (GNU, also in the BSDs)
+ * are declared only with it. */
+#define _GNU_SOURCE
+
+#include "topology.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "fsutil.h"
+#include "jsonio.h"
+#include "opts.h"
+
+/* ---- counting the op in TTGIR ------------------------------------------ */
+
+/* Where a line stands, read from its first byte, in the grammar of the
+ * start of an operation line:
+ *
+ *   [ \t]* ( result ( [ \t]* ',' [ \t]* result )* [ \t]* '=' [ \t]* )? '"'? OP
+ *   result = '%' [A-Za-z0-9_.$-]+ ( ':' [0-9]+ )?
+ *
+ * The op may begin in L_LINE or L_EQ (pretty form) and in L_QUOTE (generic
+ * form). Any byte outside the grammar kills the line: what follows on it
+ * is an operand, a type, an attribute, a string, a loc or a comment. */
+enum lstate {
+	L_DEAD,    /* this line cannot be an operation line of the op any more */
+	L_LINE,    /* at the line start or in its leading whitespace */
+	L_PCT,     /* after the '%' of a result: a name must follow */
+	L_NAME,    /* in a result name */
+	L_COLON,   /* after "%name:": a digit must follow */
+	L_NUM,     /* in the N of "%name:N" */
+	L_AFTER,   /* whitespace after a result */
+	L_COMMA,   /* after the ',' between two results */
+	L_EQ,      /* after the '=' that ends the results, and its whitespace */
+	L_QUOTE    /* after the '"' that opens a generic op name */
+};
+
+static int is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Characters of an operation name (dialect '.' op), as --op accepts them. */
+static int is_op_char(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       c == '.' || c == '$';
+}
+
+/* Characters of an SSA value name after '%' (MLIR's suffix-id). */
+static int is_value_char(unsigned char c)
+{
+	return is_op_char(c) || c == '-';
+}
+
+static int is_blank(unsigned char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* The state after a complete result, on byte c. */
+static enum lstate after_result(unsigned char c)
+{
+	if (is_blank(c))
+		return L_AFTER;
+	return c == ',' ? L_COMMA : c == '=' ? L_EQ : L_DEAD;
+}
+
+static enum lstate step(enum lstate s, unsigned char c)
+{
+	switch (s) {
+	case L_LINE:
+		return is_blank(c) ? L_LINE : c == '%' ? L_PCT : c == '"' ? L_QUOTE : L_DEAD;
+	case L_PCT:
+		return is_value_char(c) ? L_NAME : L_DEAD;
+	case L_NAME:
+		return is_value_char(c) ? L_NAME : c == ':' ? L_COLON : after_result(c);
+	case L_COLON:
+		return is_digit(c) ? L_NUM : L_DEAD;
+	case L_NUM:
+		return is_digit(c) ? L_NUM : after_result(c);
+	case L_AFTER:
+		return after_result(c);
+	case L_COMMA:
+		return is_blank(c) ? L_COMMA : c == '%' ? L_PCT : L_DEAD;
+	case L_EQ:
+		return is_blank(c) ? L_EQ : c == '"' ? L_QUOTE : L_DEAD;
+	case L_QUOTE:
+	case L_DEAD:
+		break;
+	}
+	return L_DEAD;
+}
+
+/* Run the grammar over p[0..end) from state s; stops early once dead, so a
+ * line is read only as far as it could still be an operation line. */
+static enum lstate walk(enum lstate s, const char *p, const char *end)
+{
+	while (p < end && s != L_DEAD)
+		s = step(s, (unsigned char)*p++);
+	return s;
+}
+
+/* Whether an occurrence of the op reached in state s, with the bytes after
+ * it at after[0..end), is the line's operation. The pretty form needs a
+ * byte that ends the name (so op_foo and op.bar do not count) or the end
+ * of the data; the generic form needs the closing `"(`. */
+static int op_ends_here(enum lstate s, const char *after, const char *end)
+{
+	if (s == L_QUOTE)
+		return end - after >= 2 && after[0] == '"' && after[1] == '(';
+	if (s != L_LINE && s != L_EQ)
+		return 0;
+	if (after == end)
+		return 1;
+	switch (*after) {
+	case ' ': case '\t': case '(': case '<': case '{': case ':': case '\r': case '\n':
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+struct scanner {
+	const char *op;
+	size_t oplen;
+	enum lstate st;    /* state of the current line at the start of the next block */
+	long long count;
+};
+
+/* Count the operations that start in p[0..n). p[n..avail) may be read as
+ * lookahead (an occurrence starting before n ends beyond it); avail == n
+ * only at the end of the data. s->st is the line state at p[0] on entry and
+ * at p[n] on return, so blocks can follow each other.
+ *
+ * memmem finds the next occurrence; memrchr finds its line start by
+ * scanning back only to the previous newline; the grammar then reads that
+ * line from its start up to the occurrence, and memchr skips to the next
+ * line once the line is counted or dead. Every byte is thus looked at a
+ * bounded number of times, however long the line. An occurrence inside a
+ * result name (%ttg.convert_layout = ...) leaves the line alive: the
+ * search goes on one byte further. */
+static void scan_block(struct scanner *s, const char *p, size_t n, size_t avail)
+{
+	const char *cur = p, *end = p + n;
+	const char *stop = p + (n - 1 + s->oplen < avail ? n - 1 + s->oplen : avail);
+
+	while (cur < end) {
+		const char *q = memmem(cur, (size_t)(stop - cur), s->op, s->oplen);
+		const char *upto = q ? q : end;
+		const char *nl = memrchr(cur, '\n', (size_t)(upto - cur));
+		enum lstate st = nl ? walk(L_LINE, nl + 1, upto) : walk(s->st, cur, upto);
+
+		if (!q) {
+			s->st = st;
+			return;
+		}
+		if (st != L_DEAD && op_ends_here(st, q + s->oplen, p + avail)) {
+			s->count++;
+			st = L_DEAD;
+		} else {
+			st = step(st, (unsigned char)*q);
+		}
+		if (st != L_DEAD) {
+			s->st = st;
+			cur = q + 1;
+			continue;
+		}
+		nl = memchr(q, '\n', (size_t)(end - q));
+		if (!nl) {
+			s->st = L_DEAD;
+			return;
+		}
+		s->st = L_LINE;
+		cur = nl + 1;
+	}
+}
+
+int cb_topology_check_op(const char *op, struct cb_err *err)
+{
+	const char *c;
+
+	if (!*op)
+		return cb_fail(err, "the op name is empty");
+	for (c = op; *c; c++)
+		if (!is_op_char((unsigned char)*c))
+			return cb_fail(err, "op '%s' is not an operation name (letters, digits, '_', '.', '$')",
+				       op);
+	return 0;
+}
+
+long long cb_ttgir_count(const char *data, size_t len, const char *op)
+{
+	struct scanner s = { op, strlen(op), L_LINE, 0 };
+
+	if (!len || !s.oplen)
+		return 0;
+	scan_block(&s, data, len, len);
+	return s.count;
+}
+
+/* read() as much as fits in buf[0..cap), retrying interrupted and short
+ * reads; sets *got, and *eof once the file has nothing more. */
+static int fill(int fd, char *buf, size_t cap, size_t *got, int *eof, const char *path,
+		struct cb_err *err)
+{
+	*got = 0;
+	while (*got < cap) {
+		ssize_t r = read(fd, buf + *got, cap - *got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return cb_fail(err, "%s: read: %s", path, strerror(errno));
+		if (r == 0) {
+			*eof = 1;
+			break;
+		}
+		*got += (size_t)r;
+	}
+	return 0;
+}
+
+/* The file is read in chunks of CB_TTGIR_CHUNK bytes into one buffer that
+ * also holds oplen + 1 bytes of lookahead; those bytes move to the front
+ * and start the next chunk, so an occurrence across an edge is seen whole
+ * and memory stays bounded whatever the file or line length. read() and not
+ * mmap(): measured on 200 MB of TTGIR, mapping and unmapping pages cost 3x
+ * the search itself, and a chunk this size stays in the CPU's cache. */
+int cb_ttgir_count_file(const char *path, const char *op, long long *count, struct cb_err *err)
+{
+	struct scanner s = { op, strlen(op), L_LINE, 0 };
+	struct stat st;
+	size_t keep = s.oplen + 1, cap, have = 0;
+	char *buf;
+	int fd, eof = 0, rc = 0;
+
+	if (cb_topology_check_op(op, err) < 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cb_fail(err, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return cb_fail(err, "%s: not a regular file", path);
+	}
+	cap = ((size_t)st.st_size < CB_TTGIR_CHUNK ? (size_t)st.st_size : CB_TTGIR_CHUNK) + keep;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return cb_fail(err, "%s: out of memory", path);
+	}
+	while (!eof && rc == 0) {
+		size_t got;
+		rc = fill(fd, buf + have, cap - have, &got, &eof, path, err);
+		have += got;
+		if (rc < 0 || (eof && !have))
+			break;
+		if (eof) {
+			scan_block(&s, buf, have, have);
+		} else {
+			scan_block(&s, buf, have - keep, have);
+			memmove(buf, buf + have - keep, keep);
+			have = keep;
+		}
+	}
+	free(buf);
+	close(fd);
+	if (rc == 0)
+		*count = s.count;
+	return rc;
+}
+
+/* ---- ir/index.tsv ------------------------------------------------------ */
+
+#define INDEX_NCOLS 4
+static const char *const index_columns[INDEX_NCOLS] = {
+	"variant", "kernel", "launches", "tuning_launches"
+};
+
+/* Longest field quoted in a message; the rest is cut. */
+#define QUOTE_MAX 64
+
+static int quote_len(size_t n)
+{
+	return (int)(n < QUOTE_MAX ? n : QUOTE_MAX);
+}
+
+struct field {
+	const char *p;
+	size_t n;
+};
+
+/* Split the line p[0..n) on tabs into f[0..INDEX_NCOLS); refuses a line
+ * with fewer or more fields, naming the first missing column. */
+static int split_line(const char *p, size_t n, struct field f[INDEX_NCOLS], const char *path,
+		      size_t line, struct cb_err *err)
+{
+	const char *end = p + n;
+	size_t i;
+
+	for (i = 0; i < INDEX_NCOLS; i++) {
+		const char *tab = memchr(p, '\t', (size_t)(end - p));
+		f[i].p = p;
+		f[i].n = (size_t)((tab ? tab : end) - p);
+		if (!tab && i + 1 < INDEX_NCOLS)
+			return cb_fail(err, "%s:%zu: missing column '%s'", path, line, index_columns[i + 1]);
+		if (tab && i + 1 == INDEX_NCOLS)
+			return cb_fail(err, "%s:%zu: extra column after '%s'", path, line,
+				       index_columns[INDEX_NCOLS - 1]);
+		p = tab ? tab + 1 : end;
+	}
+	return 0;
+}
+
+/* A launch count: decimal digits only, no sign, fitting a long long. */
+static int parse_count(const struct field *f, const char *col, long long *out, const char *path,
+		       size_t line, struct cb_err *err)
+{
+	long long v = 0;
+	size_t i;
+
+	if (!f->n)
+		return cb_fail(err, "%s:%zu: %s: '' is not a count >= 0", path, line, col);
+	for (i = 0; i < f->n; i++) {
+		int d = f->p[i] - '0';
+		if (d < 0 || d > 9)
+			return cb_fail(err, "%s:%zu: %s: '%.*s' is not a count >= 0", path, line, col,
+				       quote_len(f->n), f->p);
+		if (v > (LLONG_MAX - d) / 10)
+			return cb_fail(err, "%s:%zu: %s: '%.*s' is too large", path, line, col,
+				       quote_len(f->n), f->p);
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Check one data row's fields and append it to ix (which has room). */
+static int add_row(struct cb_index *ix, const struct field f[INDEX_NCOLS], const char *path,
+		   size_t line, struct cb_err *err)
+{
+	struct cb_index_row *r = &ix->rows[ix->n];
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		if (!f[i].n)
+			return cb_fail(err, "%s:%zu: %s is empty", path, line, index_columns[i]);
+	if (memchr(f[0].p, '/', f[0].n) || (f[0].n == 1 && f[0].p[0] == '.') ||
+	    (f[0].n == 2 && f[0].p[0] == '.' && f[0].p[1] == '.'))
+		return cb_fail(err, "%s:%zu: variant '%.*s' is not a directory name", path, line,
+			       quote_len(f[0].n), f[0].p);
+	for (i = 0; i < ix->n; i++)
+		if (strlen(ix->rows[i].variant) == f[0].n && memcmp(ix->rows[i].variant, f[0].p, f[0].n) == 0)
+			return cb_fail(err, "%s:%zu: variant '%.*s' is already listed at line %zu", path, line,
+				       quote_len(f[0].n), f[0].p, ix->rows[i].line);
+	if (parse_count(&f[2], index_columns[2], &r->launches, path, line, err) < 0 ||
+	    parse_count(&f[3], index_columns[3], &r->tuning_launches, path, line, err) < 0)
+		return -1;
+	r->variant = strndup(f[0].p, f[0].n);
+	r->kernel = strndup(f[1].p, f[1].n);
+	r->line = line;
+	ix->n++;
+	if (!r->variant || !r->kernel)
+		return cb_fail(err, "%s: out of memory", path);
+	return 0;
+}
+
+int cb_index_parse(const char *buf, size_t len, const char *path, struct cb_index *ix,
+		   struct cb_err *err)
+{
+	const char *p = buf, *end = buf + len;
+	size_t line = 0, nlines = 0;
+
+	memset(ix, 0, sizeof(*ix));
+	if (!len)
+		return cb_fail(err, "%s: empty file, expected the header %s, %s, %s, %s (tab-separated)",
+			       path, index_columns[0], index_columns[1], index_columns[2], index_columns[3]);
+	for (p = buf; p < end; p++)
+		nlines += *p == '\n';
+	ix->rows = calloc(nlines + 1, sizeof(*ix->rows));
+	if (!ix->rows)
+		return cb_fail(err, "%s: out of memory", path);
+	for (p = buf; p < end; ) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		struct field f[INDEX_NCOLS];
+		size_t i;
+
+		line++;
+		if (eol > p && eol[-1] == '\r')
+			eol--;
+		if (memchr(p, '\0', (size_t)(eol - p))) {
+			cb_fail(err, "%s:%zu: NUL byte inside a line", path, line);
+			goto fail;
+		}
+		if (memchr(p, '\r', (size_t)(eol - p))) {
+			cb_fail(err, "%s:%zu: carriage return inside a line", path, line);
+			goto fail;
+		}
+		if (eol == p) {
+			cb_fail(err, "%s:%zu: empty line", path, line);
+			goto fail;
+		}
+		if (split_line(p, (size_t)(eol - p), f, path, line, err) < 0)
+			goto fail;
+		if (line == 1) {
+			for (i = 0; i < INDEX_NCOLS; i++)
+				if (f[i].n != strlen(index_columns[i]) || memcmp(f[i].p, index_columns[i], f[i].n)) {
+					cb_fail(err, "%s:1: column %zu is '%.*s', expected '%s'", path, i + 1,
+						quote_len(f[i].n), f[i].p, index_columns[i]);
+					goto fail;
+				}
+		} else if (add_row(ix, f, path, line, err) < 0) {
+			goto fail;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+fail:
+	cb_index_free(ix);
+	return -1;
+}
+
+int cb_index_load(const char *path, struct cb_index *ix, struct cb_err *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(ix, 0, sizeof(*ix));
+	if (cb_read_file(path, &buf, &len, err) < 0)
+		return -1;
+	rc = cb_index_parse(buf, len, path, ix, err);
+	free(buf);
+	return rc;
+}
+
+void cb_index_free(struct cb_index *ix)
+{
+	size_t i;
+
+	if (!ix)
+		return;
+	for (i = 0; i < ix->n; i++) {
+		free(ix->rows[i].variant);
+		free(ix->rows[i].kernel);
+	}
+	free(ix->rows);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* ---- joining a cell's IR with its index --------------------------------- */
+
+static int is_ttgir_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 6 && strcmp(name + n - 6, ".ttgir") == 0;
+}
+
+/* Sum the op over dir's *.ttgir files; *nfiles says how many there were.
+ * Each must be a regular file (links are never followed into a cell). */
+static int count_variant(const char *dir, const char *op, long long *count, size_t *nfiles,
+			 struct cb_err *err)
+{
+	char **names;
+	size_t n, i;
+	int rc = 0;
+
+	*count = 0;
+	*nfiles = 0;
+	if (cb_list_dir(dir, &names, &n, err) < 0)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		char *path;
+		struct stat st;
+		long long c;
+
+		if (!is_ttgir_name(names[i]))
+			continue;
+		path = cb_path_join(dir, names[i]);
+		if (!path)
+			rc = cb_fail(err, "%s: out of memory", dir);
+		else if (lstat(path, &st) < 0)
+			rc = cb_fail(err, "%s: %s", path, strerror(errno));
+		else if (!S_ISREG(st.st_mode))
+			rc = cb_fail(err, "%s: not a regular file", path);
+		else if ((rc = cb_ttgir_count_file(path, op, &c, err)) == 0) {
+			*count += c;
+			(*nfiles)++;
+		}
+		free(path);
+	}
+	cb_strv_free(names, n);
+	return rc;
+}
+
+/* Directories of ir_dir (each a variant), sorted; links and files are not. */
+static int list_variant_dirs(const char *ir_dir, char ***dirs, size_t *n, struct cb_err *err)
+{
+	char **names;
+	size_t cnt, i, k = 0;
+
+	if (cb_list_dir(ir_dir, &names, &cnt, err) < 0)
+		return -1;
+	for (i = 0; i < cnt; i++) {
+		char *path = cb_path_join(ir_dir, names[i]);
+		struct stat st;
+
+		if (!path) {
+			cb_strv_free(names + i, cnt - i);
+			cb_strv_free(names, k);
+			return cb_fail(err, "%s: out of memory", ir_dir);
+		}
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			names[k++] = names[i];
+		else
+			free(names[i]);
+		free(path);
+	}
+	*dirs = names;
+	*n = k;
+	return 0;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	return strcmp(((const struct cb_index_row *)a)->variant, ((const struct cb_index_row *)b)->variant);
+}
+
+/* Record one reason the topology cannot be joined (t has room). */
+static int add_unjoinable(struct cb_topology *t, const char *what, const char *name,
+			  const char *why, struct cb_err *err)
+{
+	char *s = cb_strdupf("%s %s: %s", what, name, why);
+
+	if (!s)
+		return cb_fail(err, "out of memory");
+	t->unjoinable[t->nunjoinable++] = s;
+	t->joinable = 0;
+	return 0;
+}
+
+/* Move row r into t's variants with its count (t has room). */
+static void add_variant(struct cb_topology *t, struct cb_index_row *r, long long count)
+{
+	struct cb_variant *v = &t->v[t->nv++];
+
+	v->name = r->variant;
+	v->kernel = r->kernel;
+	r->variant = r->kernel = NULL;
+	v->launches = r->launches;
+	v->tuning_launches = r->tuning_launches;
+	v->count = count;
+}
+
+/* Merge-join the sorted variant directories with the index rows (sorted
+ * here), so both kinds of reasons come out in variant order. */
+static int join(struct cb_topology *t, const char *ir_dir, char **dirs, size_t nd,
+		struct cb_index *ix, const char *op, struct cb_err *err)
+{
+	size_t i = 0, j = 0;
+
+	if (ix->n)
+		qsort(ix->rows, ix->n, sizeof(*ix->rows), cmp_row);
+	t->v = calloc(ix->n + 1, sizeof(*t->v));
+	t->unjoinable = calloc(nd + ix->n + 1, sizeof(*t->unjoinable));
+	if (!t->v || !t->unjoinable)
+		return cb_fail(err, "out of memory");
+	t->joinable = 1;
+	while (i < nd || j < ix->n) {
+		int c = i == nd ? 1 : j == ix->n ? -1 : strcmp(dirs[i], ix->rows[j].variant);
+		long long count;
+		size_t nfiles;
+		char *vdir;
+		int rc;
+
+		if (c < 0) {
+			if (add_unjoinable(t, "variant", dirs[i++], "no row in ir/index.tsv", err) < 0)
+				return -1;
+			continue;
+		}
+		if (c > 0) {
+			if (add_unjoinable(t, "row", ix->rows[j++].variant, "no IR", err) < 0)
+				return -1;
+			continue;
+		}
+		vdir = cb_path_join(ir_dir, dirs[i]);
+		if (!vdir)
+			return cb_fail(err, "out of memory");
+		rc = count_variant(vdir, op, &count, &nfiles, err);
+		free(vdir);
+		if (rc < 0)
+			return -1;
+		if (!nfiles) {
+			if (add_unjoinable(t, "row", ix->rows[j].variant, "no IR", err) < 0)
+				return -1;
+		} else {
+			add_variant(t, &ix->rows[j], count);
+		}
+		i++;
+		j++;
+	}
+	return 0;
+}
+
+int cb_topology_scan(const char *cell_dir, const char *op, long long floor,
+		     struct cb_topology *t, struct cb_err *err)
+{
+	struct cb_index ix;
+	char *ir_dir, *index_path;
+	char **dirs = NULL;
+	size_t nd = 0;
+	int rc = -1;
+
+	memset(t, 0, sizeof(*t));
+	memset(&ix, 0, sizeof(ix));
+	if (cb_topology_check_op(op, err) < 0)
+		return -1;
+	ir_dir = cb_path_join(cell_dir, "ir");
+	index_path = ir_dir ? cb_path_join(ir_dir, "index.tsv") : NULL;
+	if (!index_path)
+		cb_fail(err, "out of memory");
+	else if (cb_index_load(index_path, &ix, err) == 0 && list_variant_dirs(ir_dir, &dirs, &nd, err) == 0)
+		rc = join(t, ir_dir, dirs, nd, &ix, op, err);
+	if (rc == 0)
+		cb_topology_rescope(t, floor);
+	else
+		cb_topology_free(t);
+	cb_strv_free(dirs, nd);
+	cb_index_free(&ix);
+	free(index_path);
+	free(ir_dir);
+	return rc;
+}
+
+void cb_topology_rescope(struct cb_topology *t, long long floor)
+{
+	size_t i;
+
+	t->floor = floor;
+	t->scoped = t->total = 0;
+	for (i = 0; i < t->nv; i++) {
+		struct cb_variant *v = &t->v[i];
+		v->scoped = v->launches > floor;
+		t->total += v->count;
+		if (v->scoped)
+			t->scoped += v->count;
+	}
+}
+
+void cb_topology_free(struct cb_topology *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nv; i++) {
+		free(t->v[i].name);
+		free(t->v[i].kernel);
+	}
+	free(t->v);
+	cb_strv_free(t->unjoinable, t->nunjoinable);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- JSON and the command ---------------------------------------------- */
+
+json_t *cb_topology_json(const struct cb_topology *t)
+{
+	json_t *j = json_object(), *vars = json_array(), *excl = json_array(), *unj = json_array();
+	int bad = !j || !vars || !excl || !unj;
+	size_t i;
+
+	for (i = 0; !bad && i < t->nunjoinable; i++)
+		bad = json_array_append_new(unj, json_string(t->unjoinable[i])) < 0;
+	for (i = 0; !bad && i < t->nv; i++) {
+		const struct cb_variant *v = &t->v[i];
+		bad = json_array_append_new(vars, json_pack("{s:s, s:s, s:I, s:I, s:I, s:b}",
+			"variant", v->name, "kernel", v->kernel, "launches", (json_int_t)v->launches,
+			"tuning_launches", (json_int_t)v->tuning_launches, "count", (json_int_t)v->count,
+			"scoped", v->scoped)) < 0;
+		if (!bad && !v->scoped)
+			bad = json_array_append_new(excl, json_string(v->name)) < 0;
+	}
+	if (!bad)
+		bad = json_object_set_new(j, "floor", json_integer(t->floor)) < 0 ||
+		      json_object_set_new(j, "joinable", json_boolean(t->joinable)) < 0 ||
+		      json_object_set_new(j, "scoped", t->joinable ? json_integer(t->scoped) : json_null()) < 0 ||
+		      json_object_set_new(j, "total", t->joinable ? json_integer(t->total) : json_null()) < 0 ||
+		      json_object_set(j, "unjoinable", unj) < 0 || json_object_set(j, "variants", vars) < 0 ||
+		      json_object_set(j, "excluded", excl) < 0;
+	json_decref(unj);
+	json_decref(vars);
+	json_decref(excl);
+	if (bad) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+static const char topology_about[] =
+	"Count the topology op in a cell's IR and print the cell's topology as\n"
+	"JSON (SPEC section 9). Every ir/<variant>/ directory of CELL_DIR is joined\n"
+	"with its row of ir/index.tsv; a variant counts the op over all its *.ttgir\n"
+	"files. scoped sums the variants launched more than --floor times, total\n"
+	"sums them all, excluded lists the others. The op counts as an operation\n"
+	"(`%x = OP ...`, `%a, %b = OP ...`, `OP ...`, or the generic form\n"
+	"`\"OP\"(...)`), never as a mention in loc(...), a string, an attribute or a\n"
+	"comment. A directory without a row or a row without IR prints joinable\n"
+	"false with the reasons (scoped and total are then null); a missing or\n"
+	"malformed index and unreadable IR are errors. See docs/formats.md,\n"
+	"\"Topology\".";
+
+int cmd_topology(int argc, char **argv, struct cb_err *err)
+{
+	struct cb_topology t;
+	char **pos = NULL;
+	char *text = NULL;
+	json_t *j = NULL;
+	size_t npos;
+	long long opt_floor = 0;
+	const char *opt_op = CB_DEFAULT_TOPOLOGY_OP;
+	const struct cb_opt opts[] = {
+		{ "floor", CB_OPT_INT, &opt_floor, "N", "scope to variants launched more than N times (default 0)" },
+		{ "op", CB_OPT_STR, &opt_op, "OP", "operation to count (default " CB_DEFAULT_TOPOLOGY_OP ")" },
+		{ NULL, 0, NULL, NULL, NULL }
+	};
+	const struct cb_cmd_spec spec = { "topology", "CELL_DIR [--floor N] [--op OP]", topology_about,
+					  opts, 1, 1 };
+	int rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+
+	if (rc)
+		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	if (opt_floor < 0 || cb_topology_check_op(opt_op, err) < 0) {
+		if (opt_floor < 0)
+			cb_fail(err, "--floor: '%lld' is not a count >= 0", opt_floor);
+		else
+			cb_prefix(err, "--op");
+		free(pos);
+		return CB_EXIT_USAGE;
+	}
+	rc = cb_topology_scan(pos[0], opt_op, opt_floor, &t, err);
+	free(pos);
+	if (rc < 0)
+		return CB_EXIT_FAIL;
+	j = cb_topology_json(&t);
+	cb_topology_free(&t);
+	text = j ? cb_json_dumps(j, err) : NULL;
+	if (!j)
+		cb_fail(err, "out of memory");
+	if (text)
+		fputs(text, stdout);
+	rc = text ? CB_EXIT_OK : CB_EXIT_FAIL;
+	json_decref(j);
+	free(text);
+	return rc;
+}
