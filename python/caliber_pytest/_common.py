@@ -83,3 +83,9 @@ def dtype_name(dtype):
         return None
     text = str(dtype)
     return text[len("torch."):] if text.startswith("torch.") else text
+
+
+def item_dtype(item):
+    """A collected test's `dtype` parameter, or None when it has none."""
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("dtype") if callspec is not None else None

@@ -42,11 +42,6 @@ def pick_shapes(spec, default):
     return [tuple(shape) for shape in default]
 
 
-def shape_label(shape):
-    """'4096x4096' for (4096, 4096)."""
-    return "x".join(str(int(d)) for d in shape)
-
-
 def split_by_dtype(items, dtypes, dtype_of):
     """(kept, deselected): items whose dtype parameter is not in dtypes are deselected;
     items without a dtype parameter, and every item when dtypes is None, are kept."""

@@ -14,7 +14,7 @@ import inspect
 import pytest
 
 from . import _tuning
-from ._common import usage_error
+from ._common import item_dtype, usage_error
 
 PLUGIN = "compat"
 ROUTED = ("do_bench", "do_bench_cudagraph")
@@ -29,12 +29,6 @@ class _State:
     def __init__(self):
         self.item = None
         self.calls = {}
-
-
-def _item_dtype(item):
-    """The running test's `dtype` parameter, or None."""
-    callspec = getattr(item, "callspec", None)
-    return callspec.params.get("dtype") if callspec is not None else None
 
 
 def _route(name):
@@ -59,7 +53,7 @@ def _route(name):
                     x.grad = None
                 fn()
         state.calls[name] = state.calls.get(name, 0) + 1
-        row = timing.measure(state.item.nodeid, call, f"{name}#{state.calls[name]}", dtype=_item_dtype(state.item))
+        row = timing.measure(state.item.nodeid, call, f"{name}#{state.calls[name]}", dtype=item_dtype(state.item))
         samples_ms = [ns / 1e6 for ns in row["samples_ns"]]
         return _summarize_statistics(samples_ms, params.arguments.get("quantiles"),
                                      params.arguments.get("return_mode", "mean"))

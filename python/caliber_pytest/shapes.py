@@ -10,7 +10,7 @@ import os
 import pytest
 
 from . import _shapes
-from ._common import usage_error
+from ._common import item_dtype, usage_error
 
 PLUGIN = "shapes"
 # CALIBER_SHAPES key -> the corpus's pytest option it sets
@@ -42,15 +42,9 @@ def pytest_unconfigure(config):
     _dtypes = None
 
 
-def _dtype_param(item):
-    """The item's `dtype` parameter, or None."""
-    callspec = getattr(item, "callspec", None)
-    return callspec.params.get("dtype") if callspec is not None else None
-
-
 def pytest_collection_modifyitems(config, items):
     """Deselect the dtypes the workload does not measure."""
-    kept, dropped = _shapes.split_by_dtype(items, _dtypes, _dtype_param)
+    kept, dropped = _shapes.split_by_dtype(items, _dtypes, item_dtype)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

@@ -35,7 +35,7 @@ def count_converts(text):
     return sum(1 for line in text.splitlines() if _OP_LINE.match(line))
 
 
-def _compile(out_json, env_extra, demo, labels):
+def compile_catalog(out_json, env_extra, demo, labels):
     """Start compile_kernels.py in a fresh process; returns the Popen."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CALIBER_DEMO_")}
     paths = [os.path.join(REPO, "python"), os.path.join(REPO, "ops")]
@@ -60,8 +60,8 @@ def main(argv):
     triton_dir = os.path.dirname(triton.__file__)
     work = tempfile.mkdtemp(prefix="caliber-capture-")
     stock_json, base_json = os.path.join(work, "stock.json"), os.path.join(work, "baseline.json")
-    procs = [_compile(stock_json, {"TRITON_CACHE_DIR": os.path.join(work, "stock")}, False, []),
-             _compile(base_json, {"TRITON_CACHE_DIR": os.path.join(work, "baseline")}, True, BASELINE_LABELS)]
+    procs = [compile_catalog(stock_json, {"TRITON_CACHE_DIR": os.path.join(work, "stock")}, False, []),
+             compile_catalog(base_json, {"TRITON_CACHE_DIR": os.path.join(work, "baseline")}, True, BASELINE_LABELS)]
     if any(p.wait() != 0 for p in procs):
         sys.exit("capture_ttgir: a compile run failed")
     with open(stock_json) as f:

@@ -16,9 +16,8 @@ import os
 import subprocess
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OPS = os.path.join(REPO, "ops")
-PLUGINS = ["device_setup", "shapes", "autotune_record", "ir_meta", "timing", "parallel_warmup", "compat"]
+from worker import OPS, PLUGINS, REPO
+
 TIMER = {"graph_capture": "auto", "kind": "native-event", "rep_ms": 2, "repeats": 2, "warmup_ms": 0}
 
 

@@ -3,7 +3,7 @@ a fresh one with no benchmarking at all, and a replay miss."""
 
 import json
 
-from conftest import read_index, read_jsonl, request, run_session
+from worker import read_index, read_jsonl, request, run_session
 
 TARGET = "benchmark/test_matmul.py::test_perf_matmul[float16]"
 SHAPES = {"values": [[512, 512, 512]]}

@@ -6,7 +6,7 @@ variant names do not see the difference (why each cell needs its own cache)."""
 import json
 import re
 
-from capture_ttgir import _compile, count_converts
+from capture_ttgir import compile_catalog, count_converts
 
 CELLS = {
     "stock": (False, {}),
@@ -37,7 +37,7 @@ def _texts(path):
 
 
 def test_baseline_control_candidate_stock(tmp_path):
-    procs = {name: _compile(str(tmp_path / f"{name}.json"), dict(env, TRITON_CACHE_DIR=str(tmp_path / name)),
+    procs = {name: compile_catalog(str(tmp_path / f"{name}.json"), dict(env, TRITON_CACHE_DIR=str(tmp_path / name)),
                             demo, []) for name, (demo, env) in CELLS.items()}
     assert {name: p.wait() for name, p in procs.items()} == {name: 0 for name in CELLS}
     texts = {name: _texts(tmp_path / f"{name}.json") for name in CELLS}

@@ -3,7 +3,7 @@ compiled by an earlier request of the same worker process."""
 
 import os
 
-from conftest import read_index, read_jsonl, request, run_session
+from worker import read_index, read_jsonl, request, run_session
 
 TARGET = "benchmark/test_reduction.py::test_perf_sum_rows[float16]"
 SHAPES = {"values": [[4096, 1024]]}

@@ -4,7 +4,7 @@ launch counts, device.json, and a corpus's own do_bench routed to caliber."""
 import json
 import os
 
-from conftest import QUICK_TIMER, read_index, read_jsonl, request, run_session
+from worker import QUICK_TIMER, read_index, read_jsonl, request, run_session
 
 TARGET = "benchmark/test_reduction.py::test_perf_sum_rows[float16]"
 SHAPES = {"values": [[4096, 1024]]}

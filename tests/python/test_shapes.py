@@ -43,7 +43,6 @@ def test_shapes_values_or_default():
     spec = _shapes.parse_shapes('{"values": [[4096, 4096], [1024, 8]]}')
     assert _shapes.pick_shapes(spec, [(1, 2)]) == [(4096, 4096), (1024, 8)]
     assert _shapes.pick_shapes(_shapes.parse_shapes("{}"), [(1, 2)]) == [(1, 2)]
-    assert _shapes.shape_label((4096, 4096)) == "4096x4096"
 
 
 @pytest.mark.parametrize("text", ['{"values": []}', '{"values": [[0, 1]]}', '{"values": [[1.5]]}',
