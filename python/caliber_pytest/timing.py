@@ -62,16 +62,23 @@ def pytest_unconfigure(config):
     _state = None
 
 
-def _time_direct(torch, fn, n_calls, repeats):
-    """Event times (ms) of `repeats` loops of n_calls direct calls."""
+def _event_times(torch, repeats, body):
+    """Event times (ms) of `repeats` runs of body, recorded back to back, one sync at the end."""
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
     for start, end in events:
         start.record()
-        for _ in range(n_calls):
-            fn()
+        body()
         end.record()
     torch.cuda.synchronize()
     return [start.elapsed_time(end) for start, end in events]
+
+
+def _calls(fn, n_calls):
+    """A body that calls fn n_calls times directly."""
+    def body():
+        for _ in range(n_calls):
+            fn()
+    return body
 
 
 def _capture(torch, fn, n_calls):
@@ -79,22 +86,10 @@ def _capture(torch, fn, n_calls):
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        for _ in range(n_calls):
-            fn()
+        _calls(fn, n_calls)()
     graph.replay()
     torch.cuda.synchronize()
     return graph
-
-
-def _time_graph(torch, graph, repeats):
-    """Event times (ms) of `repeats` replays of graph."""
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
-    for start, end in events:
-        start.record()
-        graph.replay()
-        end.record()
-    torch.cuda.synchronize()
-    return [start.elapsed_time(end) for start, end in events]
 
 
 def measure(nodeid, fn, label, shape=None, dtype=None, extra=None):
@@ -111,7 +106,7 @@ def measure(nodeid, fn, label, shape=None, dtype=None, extra=None):
     for _ in range(_timing_rows.WARMUP_CALLS):
         fn()
     torch.cuda.synchronize()
-    estimate_ms = sum(_time_direct(torch, fn, ESTIMATE_CALLS, 1)) / ESTIMATE_CALLS
+    estimate_ms = _event_times(torch, 1, _calls(fn, ESTIMATE_CALLS))[0] / ESTIMATE_CALLS
     if timer["warmup_ms"]:
         for _ in range(_timing_rows.choose_calls(estimate_ms, timer["warmup_ms"])):
             fn()
@@ -122,14 +117,14 @@ def measure(nodeid, fn, label, shape=None, dtype=None, extra=None):
     if state.use_graph:
         try:
             graph = _capture(torch, fn, n_calls)
-            elapsed = _time_graph(torch, graph, timer["repeats"])
+            elapsed = _event_times(torch, timer["repeats"], graph.replay)
             del graph
             kind, reason = "graph", "captured"
         except Exception as e:  # the row falls back to direct timing and says why
             torch.cuda.synchronize()
             reason = f"capture failed: {type(e).__name__}: {e}".replace("\n", " ")
     if elapsed is None:
-        elapsed = _time_direct(torch, fn, n_calls, timer["repeats"])
+        elapsed = _event_times(torch, timer["repeats"], _calls(fn, n_calls))
     clocks_after = _nvml.clocks(state.nvml)
 
     row = _timing_rows.make_row(nodeid, label, _timing_rows.samples_ns(elapsed, n_calls), kind, reason, n_calls,

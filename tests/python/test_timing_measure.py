@@ -1,0 +1,121 @@
+"""timing.measure driven by a fake torch whose events read a simulated clock:
+warm-up and timed call counts, graph vs direct, and the fall-back when capture
+fails. No GPU; the real thing runs in tests/device/test_timing.py."""
+
+import contextlib
+import json
+import types
+
+import pytest
+
+from caliber_pytest import _timing_rows, timing
+
+CALL_MS = 0.02
+
+
+class FakeCuda:
+    """torch.cuda with a simulated clock: a direct call takes CALL_MS, a graph replay
+    CALL_MS per captured call, capture itself takes no time."""
+
+    def __init__(self, capture_error=None):
+        self.now = 0.0
+        self.capturing = None
+        self.capture_error = capture_error
+        cuda = self
+
+        class Event:
+            def __init__(self, enable_timing):
+                assert enable_timing
+
+            def record(self):
+                self.t = cuda.now
+
+            def elapsed_time(self, end):
+                return end.t - self.t
+
+        class CUDAGraph:
+            def __init__(self):
+                self.calls = 0
+
+            def replay(self):
+                cuda.now += self.calls * CALL_MS
+
+        self.Event = Event
+        self.CUDAGraph = CUDAGraph
+
+    @contextlib.contextmanager
+    def graph(self, graph):
+        if self.capture_error:
+            raise self.capture_error
+        self.capturing = graph
+        try:
+            yield
+        finally:
+            self.capturing = None
+
+    def synchronize(self):
+        pass
+
+    def get_device_properties(self, index):
+        return types.SimpleNamespace(uuid="00000000-0000-0000-0000-000000000000")
+
+
+@pytest.fixture
+def setup(tmp_path):
+    """(fake cuda, the function to time, its call counter), with timing's state set."""
+    cuda = FakeCuda()
+    calls = []
+
+    def fn():
+        calls.append(1)
+        if cuda.capturing is not None:
+            cuda.capturing.calls += 1
+        else:
+            cuda.now += CALL_MS
+
+    def configure(use_graph, reason=None, capture_error=None):
+        cuda.capture_error = capture_error
+        timer = {"graph_capture": "auto", "rep_ms": 3, "repeats": 3, "warmup_ms": 1}
+        timing._state = timing._State(str(tmp_path), timer, use_graph, reason, types.SimpleNamespace(cuda=cuda))
+        return cuda, fn, calls
+
+    yield configure
+    timing._state = None
+
+
+def _rows(tmp_path):
+    return [json.loads(line) for line in (tmp_path / "timing.jsonl").read_text().splitlines()]
+
+
+def test_graph_row(setup, tmp_path):
+    cuda, fn, calls = setup(use_graph=True)
+    row = timing.measure("t.py::t[float16]", fn, "8x8", shape="8x8", dtype="float16")
+    # 1 ms of rep per repetition at 0.02 ms a call: 50 calls captured once
+    assert row["n_calls"] == 50 and row["timer"] == "graph" and row["timer_reason"] == "captured"
+    assert row["samples_ns"] == [20000, 20000, 20000]
+    warmup = round(1 / CALL_MS)
+    assert len(calls) == _timing_rows.WARMUP_CALLS + timing.ESTIMATE_CALLS + warmup + 50
+    assert _rows(tmp_path) == [row] and row["row"] == "t.py::t[float16]|8x8"
+
+
+def test_direct_row(setup, tmp_path):
+    cuda, fn, calls = setup(use_graph=False, reason="timer.graph_capture is off")
+    row = timing.measure("t.py::t", fn, "r")
+    assert row["timer"] == "direct" and row["timer_reason"] == "timer.graph_capture is off"
+    assert row["samples_ns"] == [20000, 20000, 20000]
+    assert len(calls) == 3 + 5 + 50 + 50 * 3
+
+
+def test_failed_capture_falls_back_to_direct(setup, tmp_path):
+    cuda, fn, calls = setup(use_graph=True, capture_error=RuntimeError("operation not permitted\nwhen capturing"))
+    row = timing.measure("t.py::t", fn, "r")
+    assert row["timer"] == "direct"
+    assert row["timer_reason"] == "capture failed: RuntimeError: operation not permitted when capturing"
+    assert row["samples_ns"] == [20000, 20000, 20000]
+
+
+def test_a_row_is_timed_once_per_request(setup):
+    cuda, fn, calls = setup(use_graph=False, reason="x")
+    timing.measure("t.py::t", fn, "r")
+    with pytest.raises(ValueError, match="timed twice"):
+        timing.measure("t.py::t", fn, "r")
