@@ -11,5 +11,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err);
 int cmd_verify(int argc, char **argv, struct cb_err *err);
 int cmd_digest(int argc, char **argv, struct cb_err *err);
 int cmd_topology(int argc, char **argv, struct cb_err *err);
+int cmd_reaccount(int argc, char **argv, struct cb_err *err);
+int cmd_plan(int argc, char **argv, struct cb_err *err);
 
 #endif

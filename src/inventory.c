@@ -52,7 +52,8 @@ int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_
 	inv->path = strdup(path);
 	if (!inv->path)
 		return cb_fail(err, "%s: out of memory", path);
-	if (cb_csv_parse(buf, len, path, &inv->csv, err) < 0)
+	if (cb_sha256_hex(buf, len, inv->sha256, err) < 0 ||
+	    cb_csv_parse(buf, len, path, &inv->csv, err) < 0)
 		goto fail;
 	hdr = &inv->csv.rows[0];
 	for (c = 0; c < CB_INV_NCOLS; c++)

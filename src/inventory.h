@@ -6,6 +6,7 @@
 #include "caliber.h"
 #include "csv.h"
 #include "manifest.h"
+#include "sha.h"
 
 #define CB_INVENTORY_FILE "inventory_main.csv"
 
@@ -26,6 +27,7 @@ struct cb_inv_row {
 
 struct cb_inventory {
 	char *path;
+	char sha256[CB_SHA256_HEX];   /* of the file's bytes */
 	struct cb_csv csv;
 	struct cb_inv_row *rows;
 	size_t nrows;

@@ -13,9 +13,11 @@ struct cmd_entry {
 
 static const struct cmd_entry commands[] = {
 	{ "prepare", cmd_prepare, "validate a manifest, estimate, freeze the task matrix" },
+	{ "plan", cmd_plan, "print the plugin plan a backend's capabilities call for" },
 	{ "verify", cmd_verify, "recheck the seal of a run root" },
 	{ "digest", cmd_digest, "tree digest for sources.*.tree_sha256" },
 	{ "topology", cmd_topology, "count the topology op in a cell's IR (SPEC section 9)" },
+	{ "reaccount", cmd_reaccount, "re-account a sealed run under a new launch floor" },
 };
 
 static void usage(FILE *f)

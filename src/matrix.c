@@ -3,7 +3,9 @@
 
 #include <string.h>
 
+#include "fsutil.h"
 #include "jsonio.h"
+#include "sha.h"
 
 static const char *const phase_names[CB_NPHASES] = { "correctness", "a", "b" };
 
@@ -33,7 +35,52 @@ long long cb_task_budget_s(const struct cb_workload *w, int with_round_b)
 	return w->timeout_s * CB_NROLES * (with_round_b ? 3 : 2);
 }
 
-json_t *cb_matrix_build(const struct cb_manifest *m, enum cb_selection sel, struct cb_err *err)
+/* The pytest selection of a workload's benchmark and correctness phases. */
+static int task_args(const struct cb_workload *w, const struct cb_inventory *inv, json_t **bench,
+		     json_t **corr, struct cb_err *err)
+{
+	const struct cb_inv_row *row = cb_inventory_find(inv, w->op);
+	const char *file = w->corr_file ? w->corr_file : row ? row->col[CB_INV_CORR_FILE] : NULL;
+	size_t i;
+
+	*bench = json_pack("[s]", w->bench_target);
+	if (w->bench_mark) {
+		json_array_append_new(*bench, json_string("-m"));
+		json_array_append_new(*bench, json_string(w->bench_mark));
+	}
+	*corr = json_array();
+	if (w->nnode_ids) {
+		for (i = 0; i < w->nnode_ids; i++)
+			json_array_append_new(*corr, json_string(w->node_ids[i]));
+		return 0;
+	}
+	if (!file)
+		return cb_fail(err, "workloads[%zu].correctness: the inventory does not know op '%s'; give correctness.file or node_ids",
+			       w->index, w->op);
+	json_array_append_new(*corr, json_string(file));
+	if (w->k) {
+		json_array_append_new(*corr, json_string("-k"));
+		json_array_append_new(*corr, json_string(w->k));
+	} else if (row && !w->corr_file) {
+		json_array_append_new(*corr, json_string("-m"));
+		json_array_append_new(*corr, json_string(row->col[CB_INV_CORR_SELECTOR]));
+	}
+	return 0;
+}
+
+const char **cb_matrix_args(const json_t *task, const char *key)
+{
+	const json_t *a = json_object_get(task, key);
+	size_t i, n = json_array_size(a);
+	const char **v = calloc(n + 1, sizeof(*v));
+
+	for (i = 0; v && i < n; i++)
+		v[i] = json_string_value(json_array_get(a, i));
+	return v;
+}
+
+json_t *cb_matrix_build(const struct cb_manifest *m, const struct cb_inventory *inv,
+			enum cb_selection sel, struct cb_err *err)
 {
 	json_t *mx = json_object(), *cells = json_array(), *tasks = json_array();
 	json_t *order_a = json_array(), *order_b = json_array();
@@ -50,13 +97,21 @@ json_t *cb_matrix_build(const struct cb_manifest *m, enum cb_selection sel, stru
 	}
 	for (i = 0; i < m->nworkloads; i++) {
 		const struct cb_workload *w = &m->workloads[i];
+		json_t *bench, *corr;
+
 		if (sel == CB_SEL_CANARY && !w->canary)
 			continue;
-		json_array_append_new(tasks, json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I}",
+		if (task_args(w, inv, &bench, &corr, err) < 0) {
+			json_decref(bench);
+			json_decref(corr);
+			goto fail;
+		}
+		json_array_append_new(tasks, json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o}",
 			"index", (json_int_t)n, "id", w->id, "op", w->op,
 			"workload", (json_int_t)w->index, "timeout_s", (json_int_t)w->timeout_s,
 			"budget_s", (json_int_t)cb_task_budget_s(w, 0),
-			"budget_worst_s", (json_int_t)cb_task_budget_s(w, 1)));
+			"budget_worst_s", (json_int_t)cb_task_budget_s(w, 1),
+			"benchmark_args", bench, "correctness_args", corr));
 		n++;
 	}
 	if (n == 0) {
@@ -68,6 +123,7 @@ json_t *cb_matrix_build(const struct cb_manifest *m, enum cb_selection sel, stru
 	json_object_set_new(mx, "campaign", json_string(m->campaign));
 	json_object_set_new(mx, "selection", json_string(cb_selection_name(sel)));
 	json_object_set_new(mx, "manifest_sha256", json_string(m->sha256));
+	json_object_set_new(mx, "inventory_sha256", json_string(inv->sha256));
 	json_object_set_new(mx, "caliber", json_pack("{s:s, s:s}", "version", cb_version(),
 						     "commit", cb_commit()));
 	json_object_set_new(mx, "cells", cells);
@@ -92,11 +148,17 @@ fail:
 json_t *cb_matrix_load_bound(const char *path, const struct cb_manifest *m, struct cb_err *err)
 {
 	json_t *mx = cb_json_load_file(path, err), *want = NULL, *a = NULL, *b = NULL;
+	struct cb_inventory inv;
 	enum cb_selection sel;
-	const char *s;
+	const char *s, *slash = strrchr(path, '/');
+	char *ipath = slash ? cb_strdupf("%.*s/%s", (int)(slash - path), path, CB_FROZEN_INVENTORY)
+			    : strdup(CB_FROZEN_INVENTORY);
+	char *ibuf = NULL;
+	size_t ilen;
 
-	if (!mx)
-		return NULL;
+	memset(&inv, 0, sizeof(inv));
+	if (!mx || !ipath)
+		goto fail;
 	s = cb_json_str(mx, "schema");
 	if (!s || strcmp(s, CB_MATRIX_SCHEMA) != 0) {
 		cb_fail(err, "%s: schema: expected '%s'", path, CB_MATRIX_SCHEMA);
@@ -113,7 +175,16 @@ json_t *cb_matrix_load_bound(const char *path, const struct cb_manifest *m, stru
 		cb_fail(err, "%s: selection: expected canary or all", path);
 		goto fail;
 	}
-	want = cb_matrix_build(m, sel, err);
+	if (cb_read_file(ipath, &ibuf, &ilen, err) < 0 ||
+	    cb_inventory_parse(ibuf, ilen, ipath, &inv, err) < 0)
+		goto fail;
+	s = cb_json_str(mx, "inventory_sha256");
+	if (!s || strcmp(s, inv.sha256) != 0) {
+		cb_fail(err, "%s: inventory_sha256 %s does not match %s (sha256 %s)", path, s ? s : "(none)",
+			ipath, inv.sha256);
+		goto fail;
+	}
+	want = cb_matrix_build(m, &inv, sel, err);
 	if (!want)
 		goto fail;
 	a = json_deep_copy(mx);
@@ -126,10 +197,16 @@ json_t *cb_matrix_load_bound(const char *path, const struct cb_manifest *m, stru
 	}
 	json_decref(a);
 	json_decref(b);
+	cb_inventory_free(&inv);
+	free(ibuf);
+	free(ipath);
 	return mx;
 fail:
 	json_decref(a);
 	json_decref(b);
 	json_decref(mx);
+	cb_inventory_free(&inv);
+	free(ibuf);
+	free(ipath);
 	return NULL;
 }

@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "caliber.h"
+#include "inventory.h"
 #include "manifest.h"
 
 #define CB_MATRIX_SCHEMA "caliber.task-matrix/1"
@@ -21,15 +22,27 @@ int cb_selection_parse(const char *s, enum cb_selection *out);
 /* Budget of one task: every phase of every cell at its timeout. */
 long long cb_task_budget_s(const struct cb_workload *w, int with_round_b);
 
-/* Build the matrix of a validated manifest for a selection. The matrix is a
- * pure function of (manifest bytes, selection, caliber version): freezing
- * twice gives the same bytes. Returns a new reference. */
-json_t *cb_matrix_build(const struct cb_manifest *m, enum cb_selection sel, struct cb_err *err);
+#define CB_FROZEN_INVENTORY "inventory.csv"
 
-/* Load FROZEN/task-matrix.json and bind it to its manifest: the manifest's
- * SHA-256 must be the one the matrix names, and the matrix must be exactly
- * what cb_matrix_build() derives from it (apart from the caliber identity of
- * the prepare that froze it). Returns a new reference. */
+/* Build the matrix of a validated manifest for a selection, resolving each
+ * task's pytest selection through the inventory: benchmark_args (the target,
+ * and -m MARK when given) and correctness_args (pinned node ids; or the
+ * correctness file with -k EXPR, or with -m SELECTOR from the inventory).
+ * The matrix is a pure function of (manifest bytes, inventory bytes,
+ * selection, caliber version): freezing twice gives the same bytes.
+ * Returns a new reference. */
+json_t *cb_matrix_build(const struct cb_manifest *m, const struct cb_inventory *inv,
+			enum cb_selection sel, struct cb_err *err);
+
+/* Load FROZEN/task-matrix.json and bind it to its manifest and the frozen
+ * inventory beside it: the SHA-256s must be the ones the matrix names, and
+ * the matrix must be exactly what cb_matrix_build() derives from them (apart
+ * from the caliber identity of the prepare that froze it). Returns a new
+ * reference. */
 json_t *cb_matrix_load_bound(const char *path, const struct cb_manifest *m, struct cb_err *err);
+
+/* A task's pytest selection from the matrix, as a NULL-terminated array of
+ * borrowed strings (caller frees the array only). */
+const char **cb_matrix_args(const json_t *task, const char *key);
 
 #endif

@@ -97,11 +97,11 @@ static int check_canary_receipt(const char *path, const struct cb_manifest *m, s
 
 /* Write the frozen pair into a fresh directory beside the target and rename
  * it into place, so a failed freeze leaves nothing behind. */
-static int freeze(const char *target, const char *manifest_bytes, size_t len, const json_t *mx,
-		  struct cb_err *err)
+static int freeze(const char *target, const char *manifest_bytes, size_t len, const char *inv_bytes,
+		  size_t inv_len, const json_t *mx, struct cb_err *err)
 {
 	char *tmp = cb_strdupf("%s.tmp.XXXXXX", target);
-	char *mpath = NULL, *xpath = NULL;
+	char *mpath = NULL, *xpath = NULL, *ipath = NULL;
 	int rc = -1;
 
 	if (!tmp)
@@ -113,9 +113,11 @@ static int freeze(const char *target, const char *manifest_bytes, size_t len, co
 	}
 	mpath = cb_path_join(tmp, "manifest.json");
 	xpath = cb_path_join(tmp, "task-matrix.json");
-	if (!mpath || !xpath)
+	ipath = cb_path_join(tmp, CB_FROZEN_INVENTORY);
+	if (!mpath || !xpath || !ipath)
 		cb_fail(err, "out of memory");
 	else if (cb_write_atomic(mpath, manifest_bytes, len, 0444, err) == 0 &&
+		 cb_write_atomic(ipath, inv_bytes, inv_len, 0444, err) == 0 &&
 		 cb_json_write_atomic(xpath, mx, 0444, err) == 0) {
 		if (chmod(tmp, 0555) < 0 || rename(tmp, target) < 0)
 			cb_fail(err, "%s: %s", target, strerror(errno));
@@ -128,6 +130,7 @@ static int freeze(const char *target, const char *manifest_bytes, size_t len, co
 	}
 	free(mpath);
 	free(xpath);
+	free(ipath);
 	free(tmp);
 	return rc;
 }
@@ -146,9 +149,9 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	struct cb_inventory inv;
 	enum cb_selection sel;
 	char **pos = NULL;
-	char *bytes = NULL, *target = NULL, *name = NULL;
+	char *bytes = NULL, *target = NULL, *name = NULL, *inv_path = NULL, *inv_bytes = NULL;
 	json_t *mx = NULL;
-	size_t npos, len, i;
+	size_t npos, len, inv_len, i;
 	const char *opt_inventory = NULL, *opt_selection = "canary", *opt_canary = NULL, *opt_output = NULL;
 	int opt_dry_run = 0;
 	const struct cb_opt opts[] = {
@@ -195,14 +198,16 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 			cb_prefix(err, "%s", pos[0]);
 		goto out;
 	}
-	if (cb_inventory_load_dir(opt_inventory, &inv, err) < 0)
+	inv_path = cb_path_join(opt_inventory, CB_INVENTORY_FILE);
+	if (!inv_path || cb_read_file(inv_path, &inv_bytes, &inv_len, err) < 0 ||
+	    cb_inventory_parse(inv_bytes, inv_len, inv_path, &inv, err) < 0)
 		goto out;
 	for (i = 0; i < m.nworkloads; i++)
 		if (cb_inventory_check_workload(&inv, &m.workloads[i], err) < 0) {
 			cb_prefix(err, "%s", pos[0]);
 			goto out;
 		}
-	mx = cb_matrix_build(&m, sel, err);
+	mx = cb_matrix_build(&m, &inv, sel, err);
 	if (!mx) {
 		cb_prefix(err, "%s", pos[0]);
 		goto out;
@@ -221,9 +226,10 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		rc = CB_EXIT_OK;
 		goto out;
 	}
-	if (cb_mkdir_p(opt_output, 0777, err) < 0 || freeze(target, bytes, len, mx, err) < 0)
+	if (cb_mkdir_p(opt_output, 0777, err) < 0 || freeze(target, bytes, len, inv_bytes, inv_len, mx, err) < 0)
 		goto out;
 	printf("prepare: frozen %s/manifest.json (sha256 %s)\n", target, m.sha256);
+	printf("prepare: frozen %s/%s (sha256 %s)\n", target, CB_FROZEN_INVENTORY, inv.sha256);
 	printf("prepare: frozen %s/task-matrix.json\n", target);
 	rc = CB_EXIT_OK;
 out:
@@ -231,6 +237,8 @@ out:
 	cb_inventory_free(&inv);
 	cb_manifest_free(&m);
 	free(bytes);
+	free(inv_bytes);
+	free(inv_path);
 	free(target);
 	free(name);
 	free(pos);

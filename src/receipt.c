@@ -1,21 +1,409 @@
-/* receipt.c: reading and writing receipts. */
+/* receipt.c: writing and reading receipts, and the verdict matrix. */
 #include "receipt.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "buf.h"
+#include "csv.h"
+#include "evidence.h"
+#include "fsutil.h"
 #include "jsonio.h"
+#include "stats.h"
+
+json_t *cb_receipt_new(const char *schema)
+{
+	return json_pack("{s:s, s:{s:s, s:s}}", "schema", schema, "caliber", "version", cb_version(),
+			 "commit", cb_commit());
+}
+
+int cb_receipt_write(const char *path, const json_t *receipt, struct cb_err *err)
+{
+	return cb_json_write_atomic(path, receipt, 0444, err);
+}
+
+void cb_now_utc(char out[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void cb_fmt_pct(long long ppm, char *out, size_t cap)
+{
+	long long mag = ppm < 0 ? -ppm : ppm;
+	long long hundredths = (mag + 50) / 100;
+
+	snprintf(out, cap, "%c%lld.%02lld%%", ppm < 0 && hundredths ? '-' : '+', hundredths / 100,
+		 hundredths % 100);
+}
+
+void cb_task_result_release(struct cb_task_result *r)
+{
+	if (!r)
+		return;
+	free(r->id);
+	free(r->op);
+	free(r->code);
+	free(r->reason);
+	memset(r, 0, sizeof(*r));
+}
+
+/* "graph", "direct" or "mixed" over the baseline's rows of one order. */
+static void order_timer(const struct cb_timing *t, char out[8])
+{
+	size_t i, graph = 0;
+
+	for (i = 0; i < t->n; i++)
+		graph += strcmp(t->rows[i].timer, "graph") == 0;
+	snprintf(out, 8, "%s", graph == t->n ? "graph" : graph == 0 ? "direct" : "mixed");
+}
+
+static json_t *cells_json(const struct cb_task_evidence *ev, const struct cb_manifest *m)
+{
+	json_t *cells = json_object();
+	int c, p;
+
+	for (c = 0; c < CB_NROLES; c++) {
+		enum cb_role r = m->cells[c].role;
+		json_t *phases = json_object();
+		for (p = 0; p < CB_NPHASES; p++)
+			json_object_set_new(phases, cb_phase_name((enum cb_phase)p),
+					    json_pack("{s:s, s:s}", "outcome", cb_outcome_name(ev->outcome[p][r]),
+						      "detail", ev->detail[p][r]));
+		json_object_set_new(cells, cb_role_name(r),
+				    json_pack("{s:s, s:o}", "name", m->cells[c].name, "phases", phases));
+	}
+	return cells;
+}
+
+static json_t *topology_json(const struct cb_task_evidence *ev)
+{
+	json_t *t = json_object();
+	int r;
+
+	for (r = 0; r < CB_NROLES; r++)
+		json_object_set_new(t, cb_role_name((enum cb_role)r),
+				    ev->have_topology[r] ? cb_topology_json(&ev->topology[r])
+							 : json_pack("{s:s}", "error", ev->topology_error[r][0]
+									? ev->topology_error[r] : "no IR"));
+	return t;
+}
+
+static json_t *orders_json(const struct cb_figures *fig, const struct cb_verdict *v,
+			   const struct cb_task_result *res)
+{
+	json_t *orders = json_object();
+	int o;
+
+	for (o = 0; o < CB_NORDERS; o++) {
+		const char *name = o == CB_ORDER_A ? "a" : "b";
+		if (!res->present[o]) {
+			json_object_set_new(orders, name, json_pack("{s:b}", "present", 0));
+			continue;
+		}
+		json_object_set_new(orders, name, json_pack(
+			"{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:b, s:s}",
+			"present", 1, "rows", (json_int_t)fig->cand[o].nrows,
+			"speedup_ppm", (json_int_t)res->speedup_ppm[o], "lo_ppm", (json_int_t)res->lo_ppm[o],
+			"hi_ppm", (json_int_t)res->hi_ppm[o], "aa_ppm", (json_int_t)res->aa_ppm[o],
+			"aa_speedup_ppm", (json_int_t)cb_ppm(fig->aa[o].point),
+			"aa_lo_ppm", (json_int_t)cb_ppm(fig->aa[o].lo), "aa_hi_ppm", (json_int_t)cb_ppm(fig->aa[o].hi),
+			"stable_gain", v->stable_gain[o], "stable_regression", v->stable_regression[o],
+			"timer", res->timer[o]));
+	}
+	return orders;
+}
+
+int cb_task_classify(const struct cb_task_evidence *ev, const struct cb_manifest *m, const char *op,
+		     struct cb_task_result *res, struct cb_figures *fig, struct cb_verdict *v,
+		     struct cb_err *err)
+{
+	struct cb_facts f;
+	int r, o;
+
+	memset(res, 0, sizeof(*res));
+	if (cb_facts_from_evidence(ev, m, &f, fig, err) < 0)
+		return cb_prefix(err, "task %s", ev->task);
+	cb_classify(&f, v);
+	res->id = strdup(ev->task);
+	res->op = strdup(op);
+	res->code = strdup(v->code);
+	res->reason = strdup(v->reason);
+	res->verdict = v->verdict;
+	res->have_topology = f.joinable;
+	for (r = 0; r < CB_NROLES; r++)
+		res->topology[r] = f.topology[r];
+	for (o = 0; o < CB_NORDERS; o++) {
+		if (!fig->present[o])
+			continue;
+		order_timer(&ev->timing[o][CB_ROLE_BASELINE], res->timer[o]);
+		res->present[o] = 1;
+		res->speedup_ppm[o] = cb_ppm(fig->cand[o].point);
+		res->lo_ppm[o] = cb_ppm(fig->cand[o].lo);
+		res->hi_ppm[o] = cb_ppm(fig->cand[o].hi);
+		res->aa_ppm[o] = cb_ppm(f.order[o].aa);
+	}
+	if (!res->id || !res->op || !res->code || !res->reason) {
+		cb_task_result_release(res);
+		return cb_fail(err, "task %s: out of memory", ev->task);
+	}
+	return 0;
+}
+
+int cb_task_finish(const char *task_dir, const char *task, size_t index, const char *op,
+		   const struct cb_manifest *m, long long floor, const json_t *extra,
+		   struct cb_task_result *res, struct cb_err *err)
+{
+	struct cb_task_evidence ev;
+	struct cb_figures fig;
+	struct cb_verdict v;
+	json_t *r = NULL;
+	char *path = NULL;
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (cb_evidence_load(task_dir, task, m, floor, &ev, err) < 0)
+		return -1;
+	if (cb_task_classify(&ev, m, op, res, &fig, &v, err) < 0)
+		goto out;
+	r = cb_receipt_new(CB_TASK_SCHEMA);
+	if (!r) {
+		cb_fail(err, "task %s: out of memory", task);
+		goto out;
+	}
+	json_object_set_new(r, "task", json_string(task));
+	json_object_set_new(r, "index", json_integer((json_int_t)index));
+	json_object_set_new(r, "op", json_string(op));
+	json_object_set_new(r, "verdict", json_stringn(&v.verdict, 1));
+	json_object_set_new(r, "code", json_string(v.code));
+	json_object_set_new(r, "reason", json_string(v.reason));
+	json_object_set_new(r, "launch_floor", json_integer(floor));
+	json_object_set_new(r, "thresholds", json_pack("{s:I, s:I, s:I}",
+		"gain_ppm", (json_int_t)cb_ppm(m->gain), "regression_ppm", (json_int_t)cb_ppm(m->regression),
+		"confidence_ppm", (json_int_t)cb_ppm(m->confidence)));
+	json_object_set_new(r, "cells", cells_json(&ev, m));
+	json_object_set_new(r, "topology", topology_json(&ev));
+	json_object_set_new(r, "orders", orders_json(&fig, &v, res));
+	if (extra)
+		json_object_update(r, (json_t *)extra);
+	path = cb_path_join(task_dir, "task.json");
+	if (!path)
+		cb_fail(err, "out of memory");
+	else
+		rc = cb_receipt_write(path, r, err);
+out:
+	if (rc < 0)
+		cb_task_result_release(res);
+	free(path);
+	json_decref(r);
+	cb_evidence_free(&ev);
+	return rc;
+}
+
+int cb_task_result_load(const char *task_json, struct cb_task_result *res, struct cb_err *err)
+{
+	json_t *j = cb_json_load_file(task_json, err);
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (!j)
+		return -1;
+	rc = cb_task_result_from_json(j, task_json, res, err);
+	json_decref(j);
+	return rc;
+}
+
+int cb_task_result_from_json(const json_t *j, const char *task_json, struct cb_task_result *res,
+			     struct cb_err *err)
+{
+	const json_t *topo, *orders;
+	const char *schema, *verdict;
+	int r, o;
+
+	memset(res, 0, sizeof(*res));
+	schema = cb_json_str(j, "schema");
+	verdict = cb_json_str(j, "verdict");
+	if (!schema || strcmp(schema, CB_TASK_SCHEMA) != 0) {
+		return cb_fail(err, "%s: schema: expected '%s', got '%s'", task_json, CB_TASK_SCHEMA,
+			       schema ? schema : "(none)");
+	}
+	if (!verdict || strlen(verdict) != 1 || !strchr("XKBGRC", verdict[0]) || !cb_json_str(j, "task") ||
+	    !cb_json_str(j, "op") || !cb_json_str(j, "code") || !cb_json_str(j, "reason")) {
+		return cb_fail(err, "%s: not a complete task receipt (task, op, verdict, code, reason)",
+			       task_json);
+	}
+	res->verdict = verdict[0];
+	res->id = strdup(cb_json_str(j, "task"));
+	res->op = strdup(cb_json_str(j, "op"));
+	res->code = strdup(cb_json_str(j, "code"));
+	res->reason = strdup(cb_json_str(j, "reason"));
+	topo = json_object_get(j, "topology");
+	res->have_topology = 1;
+	for (r = 0; r < CB_NROLES; r++) {
+		const json_t *t = json_object_get(topo, cb_role_name((enum cb_role)r));
+		if (!json_is_true(json_object_get(t, "joinable")))
+			res->have_topology = 0;
+		res->topology[r] = cb_json_int(t, "scoped", 0);
+	}
+	orders = json_object_get(j, "orders");
+	for (o = 0; o < CB_NORDERS; o++) {
+		const json_t *x = json_object_get(orders, o == CB_ORDER_A ? "a" : "b");
+		res->present[o] = json_is_true(json_object_get(x, "present"));
+		if (!res->present[o])
+			continue;
+		res->speedup_ppm[o] = cb_json_int(x, "speedup_ppm", 0);
+		res->lo_ppm[o] = cb_json_int(x, "lo_ppm", 0);
+		res->hi_ppm[o] = cb_json_int(x, "hi_ppm", 0);
+		res->aa_ppm[o] = cb_json_int(x, "aa_ppm", 0);
+		snprintf(res->timer[o], sizeof(res->timer[o]), "%s",
+			 cb_json_str(x, "timer") ? cb_json_str(x, "timer") : "?");
+	}
+	if (!res->id || !res->op || !res->code || !res->reason) {
+		cb_task_result_release(res);
+		return cb_fail(err, "%s: out of memory", task_json);
+	}
+	return 0;
+}
+
+json_t *cb_task_result_json(const struct cb_task_result *r)
+{
+	return json_pack("{s:s, s:s, s:s#, s:s, s:s}", "id", r->id, "op", r->op, "verdict", &r->verdict,
+			 (int)1, "code", r->code, "reason", r->reason);
+}
+
+/* One percent cell of the Markdown matrix: "+5.23% [+4.90%, +5.61%]". */
+static void md_order(const struct cb_task_result *r, int o, char *out, size_t cap)
+{
+	char p[24], lo[24], hi[24];
+
+	if (!r->present[o]) {
+		snprintf(out, cap, "—");
+		return;
+	}
+	cb_fmt_pct(r->speedup_ppm[o], p, sizeof(p));
+	cb_fmt_pct(r->lo_ppm[o], lo, sizeof(lo));
+	cb_fmt_pct(r->hi_ppm[o], hi, sizeof(hi));
+	snprintf(out, cap, "%s [%s, %s]", p, lo, hi);
+}
+
+/* Markdown cell text: pipes escaped, newlines flattened. */
+static void md_text(struct cb_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			cb_buf_adds(b, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			cb_buf_adds(b, " ");
+		else
+			cb_buf_add(b, s, 1);
+	}
+}
+
+int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, size_t n,
+			    struct cb_err *err)
+{
+	static const char *const hdr[] = {
+		"task", "op", "verdict", "code", "topology_baseline", "topology_control",
+		"topology_candidate", "speedup_a_ppm", "lo_a_ppm", "hi_a_ppm", "aa_a_ppm", "timer_a",
+		"speedup_b_ppm", "lo_b_ppm", "hi_b_ppm", "aa_b_ppm", "timer_b", "reason"
+	};
+	struct cb_buf csv = CB_BUF_INIT, md = CB_BUF_INIT;
+	char *path = NULL, *data = NULL;
+	size_t i, len, h;
+	int o, rc = -1;
+
+	for (h = 0; h < sizeof(hdr) / sizeof(hdr[0]); h++)
+		cb_buf_addf(&csv, "%s%s", h ? "," : "", hdr[h]);
+	cb_buf_adds(&csv, "\r\n");
+	cb_buf_adds(&md, "| task | verdict | topology b/c/k | round a | round b | reason |\n"
+			 "|---|---|---|---|---|---|\n");
+	for (i = 0; i < n; i++) {
+		const struct cb_task_result *r = &res[i];
+		char a[96], b[96];
+
+		cb_csv_put_field(&csv, r->id);
+		cb_buf_adds(&csv, ",");
+		cb_csv_put_field(&csv, r->op);
+		cb_buf_addf(&csv, ",%c,", r->verdict);
+		cb_csv_put_field(&csv, r->code);
+		if (r->have_topology)
+			cb_buf_addf(&csv, ",%lld,%lld,%lld", r->topology[CB_ROLE_BASELINE],
+				    r->topology[CB_ROLE_CONTROL], r->topology[CB_ROLE_CANDIDATE]);
+		else
+			cb_buf_adds(&csv, ",,,");
+		for (o = 0; o < CB_NORDERS; o++) {
+			if (r->present[o])
+				cb_buf_addf(&csv, ",%lld,%lld,%lld,%lld,%s", r->speedup_ppm[o], r->lo_ppm[o],
+					    r->hi_ppm[o], r->aa_ppm[o], r->timer[o]);
+			else
+				cb_buf_adds(&csv, ",,,,,");
+		}
+		cb_buf_adds(&csv, ",");
+		cb_csv_put_field(&csv, r->reason);
+		cb_buf_adds(&csv, "\r\n");
+
+		md_order(r, CB_ORDER_A, a, sizeof(a));
+		md_order(r, CB_ORDER_B, b, sizeof(b));
+		cb_buf_adds(&md, "| ");
+		md_text(&md, r->id);
+		cb_buf_addf(&md, " | **%c** %s | ", r->verdict, r->code);
+		if (r->have_topology)
+			cb_buf_addf(&md, "%lld/%lld/%lld", r->topology[CB_ROLE_BASELINE],
+				    r->topology[CB_ROLE_CONTROL], r->topology[CB_ROLE_CANDIDATE]);
+		else
+			cb_buf_adds(&md, "—");
+		cb_buf_addf(&md, " | %s | %s | ", a, b);
+		md_text(&md, r->reason);
+		cb_buf_adds(&md, " |\n");
+	}
+	data = cb_buf_detach(&csv, &len);
+	path = cb_path_join(dir, "matrix.csv");
+	if (!data || !path || cb_write_atomic(path, data, len, 0444, err) < 0) {
+		if (!err->msg[0] || !data || !path)
+			cb_fail(err, "matrix: out of memory");
+		goto out;
+	}
+	free(data);
+	free(path);
+	data = cb_buf_detach(&md, &len);
+	path = cb_path_join(dir, "matrix.md");
+	if (!data || !path)
+		cb_fail(err, "matrix: out of memory");
+	else
+		rc = cb_write_atomic(path, data, len, 0444, err);
+out:
+	free(data);
+	free(path);
+	cb_buf_release(&csv);
+	cb_buf_release(&md);
+	return rc;
+}
 
 int cb_campaign_summary_load(const char *path, struct cb_campaign_summary *cs, struct cb_err *err)
+{
+	json_t *doc = cb_json_load_file(path, err);
+
+	memset(cs, 0, sizeof(*cs));
+	if (!doc)
+		return -1;
+	return cb_campaign_summary_take(doc, path, cs, err);
+}
+
+int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_summary *cs,
+			     struct cb_err *err)
 {
 	const json_t *tasks, *t;
 	const char *schema;
 	size_t i;
 
 	memset(cs, 0, sizeof(*cs));
-	cs->doc = cb_json_load_file(path, err);
-	if (!cs->doc)
-		return -1;
+	cs->doc = doc;
 	schema = cb_json_str(cs->doc, "schema");
 	if (!schema || strcmp(schema, CB_CAMPAIGN_SCHEMA) != 0) {
 		cb_fail(err, "%s: schema: expected '%s', got '%s'", path, CB_CAMPAIGN_SCHEMA,

@@ -1,15 +1,71 @@
-/* receipt.h: cell, task and campaign receipts (SPEC section 11); their
- * fields are documented in docs/formats.md. */
+/* receipt.h: cell, task and campaign receipts (SPEC section 11) and the
+ * verdict matrix; fields are documented in docs/formats.md. Receipts are
+ * written once, atomically, deterministically (sorted keys, integers only)
+ * and read-only. */
 #ifndef CB_RECEIPT_H
 #define CB_RECEIPT_H
 
 #include <jansson.h>
 
 #include "caliber.h"
+#include "classify.h"
+#include "manifest.h"
 
 #define CB_CELL_SCHEMA "caliber.cell/1"
 #define CB_TASK_SCHEMA "caliber.task/1"
 #define CB_CAMPAIGN_SCHEMA "caliber.campaign/1"
+#define CB_DERIVED_SCHEMA "caliber.derived/1"
+
+/* A new receipt object holding schema and caliber's version and commit. */
+json_t *cb_receipt_new(const char *schema);
+/* Write a receipt atomically, mode 0444. */
+int cb_receipt_write(const char *path, const json_t *receipt, struct cb_err *err);
+/* Current UTC time as "2026-11-29T18:00:00Z" into out (21 bytes). */
+void cb_now_utc(char out[32]);
+
+/* "+5.23%" from parts per million (rounded to hundredths, sign kept). */
+void cb_fmt_pct(long long ppm, char *out, size_t cap);
+
+/* One task as the verdict matrix, the campaign receipt and reports see it. */
+struct cb_task_result {
+	char *id, *op, *code, *reason;
+	char verdict;
+	int have_topology;
+	long long topology[CB_NROLES];          /* scoped, by role */
+	int present[CB_NORDERS];
+	long long speedup_ppm[CB_NORDERS], lo_ppm[CB_NORDERS], hi_ppm[CB_NORDERS], aa_ppm[CB_NORDERS];
+	char timer[CB_NORDERS][8];              /* "graph", "direct", "mixed" */
+};
+
+void cb_task_result_release(struct cb_task_result *r);
+
+/* Classify gathered evidence into a result (and the figures and verdict
+ * behind it); what cb_task_finish records and reaccount recomputes. */
+struct cb_task_evidence;
+struct cb_figures;
+int cb_task_classify(const struct cb_task_evidence *ev, const struct cb_manifest *m, const char *op,
+		     struct cb_task_result *res, struct cb_figures *fig, struct cb_verdict *v,
+		     struct cb_err *err);
+
+/* Classify a task from its folder and write tasks/<id>/task.json: gathers
+ * the evidence (evidence.h), classifies it, and records verdict, reason,
+ * and every figure behind them. extra (may be NULL) is merged in (times).
+ * Fills res. */
+int cb_task_finish(const char *task_dir, const char *task, size_t index, const char *op,
+		   const struct cb_manifest *m, long long floor, const json_t *extra,
+		   struct cb_task_result *res, struct cb_err *err);
+
+/* Read back what cb_task_finish wrote (name is used in errors). */
+int cb_task_result_load(const char *task_json, struct cb_task_result *res, struct cb_err *err);
+int cb_task_result_from_json(const json_t *j, const char *name, struct cb_task_result *res,
+			     struct cb_err *err);
+
+/* Write matrix.csv and matrix.md of n results into dir (atomically). */
+int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, size_t n,
+			    struct cb_err *err);
+
+/* The tasks[] entry of the campaign receipt for one result. */
+json_t *cb_task_result_json(const struct cb_task_result *r);
 
 /* What other commands need from a campaign receipt. Strings point into doc. */
 struct cb_campaign_task {
@@ -24,8 +80,11 @@ struct cb_campaign_summary {
 	size_t ntasks;
 };
 
-/* Load a campaign receipt and check its shape. */
+/* Load a campaign receipt and check its shape. The _take form takes over
+ * doc's reference (released on failure too). */
 int cb_campaign_summary_load(const char *path, struct cb_campaign_summary *cs, struct cb_err *err);
+int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_summary *cs,
+			     struct cb_err *err);
 void cb_campaign_summary_free(struct cb_campaign_summary *cs);
 
 #endif

@@ -25,13 +25,13 @@ JSON
 }'
 
 test_expect_success 'a dry run prints the budget and writes nothing' '
-	$CALIBER prepare "$ex" --inventory-dir "$CALIBER_ROOT/ops" --dry-run --output-root out >stdout &&
+	$CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --dry-run --output-root out >stdout &&
 	cmp "$golden/example-dry-run.stdout" stdout &&
 	expect_empty out
 '
 
 test_expect_success 'a freeze writes the manifest byte for byte and the matrix, read-only' '
-	$CALIBER prepare "$ex" --inventory-dir "$CALIBER_ROOT/ops" --output-root out >stdout &&
+	$CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --output-root out >stdout &&
 	cmp "$ex" out/example-rlc-canary/manifest.json &&
 	test ! -w out/example-rlc-canary/manifest.json -o "$(id -u)" = 0 &&
 	test "$(stat -c %a out/example-rlc-canary/manifest.json)" = 444 &&
@@ -44,35 +44,35 @@ test_expect_success 'a freeze writes the manifest byte for byte and the matrix, 
 '
 
 test_expect_success 'freezing twice gives the same bytes' '
-	$CALIBER prepare "$ex" --inventory-dir "$CALIBER_ROOT/ops" --output-root one >/dev/null &&
-	$CALIBER prepare "$ex" --inventory-dir "$CALIBER_ROOT/ops" --output-root two >/dev/null &&
+	$CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --output-root one >/dev/null &&
+	$CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --output-root two >/dev/null &&
 	cmp one/example-rlc-canary/task-matrix.json two/example-rlc-canary/task-matrix.json
 '
 
 test_expect_success 'a second freeze into the same root is refused and changes nothing' '
-	$CALIBER prepare "$ex" --inventory-dir "$CALIBER_ROOT/ops" --output-root out >/dev/null &&
+	$CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --output-root out >/dev/null &&
 	sha256sum out/example-rlc-canary/* >before &&
 	printf "caliber: prepare: out/example-rlc-canary: already exists; refusing to overwrite a frozen campaign\n" >want &&
-	expect_refusal 1 want $CALIBER prepare "$ex" --inventory-dir "$CALIBER_ROOT/ops" --output-root out &&
+	expect_refusal 1 want $CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --output-root out &&
 	sha256sum out/example-rlc-canary/* >after && cmp before after &&
 	test "$(ls out)" = example-rlc-canary
 '
 
 test_expect_success 'without --dry-run an output root is required' '
 	printf "caliber: prepare: --output-root is required unless --dry-run\n" >want &&
-	expect_refusal 2 want $CALIBER prepare "$ex" --inventory-dir "$CALIBER_ROOT/ops"
+	expect_refusal 2 want $CALIBER prepare "$ex" --inventory-dir "$golden/inventory"
 '
 
 test_expect_success '--selection all without a canary receipt is refused' '
 	printf "caliber: prepare: --selection all needs --canary-receipt (the campaign.json of a sealed canary run)\n" >want &&
-	expect_refusal 2 want $CALIBER prepare "$ex" --inventory-dir "$CALIBER_ROOT/ops" --selection all --output-root out &&
+	expect_refusal 2 want $CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --selection all --output-root out &&
 	expect_empty out
 '
 
 test_expect_success '--selection all opens with a sealed canary receipt without X' "
 	$fake_canary
 	fake_canary '$ex' 'G B C' &&
-	\$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/ops' --selection all --canary-receipt canary/campaign.json --output-root out >stdout &&
+	\$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/tests/golden/prepare/inventory' --selection all --canary-receipt canary/campaign.json --output-root out >stdout &&
 	grep -q 'selection all: 4 of 4 workloads' stdout &&
 	test -f out/example-rlc-all/task-matrix.json
 "
@@ -81,7 +81,7 @@ test_expect_success '--selection all refuses a canary with an X verdict' "
 	$fake_canary
 	fake_canary '$ex' 'G X' &&
 	printf \"caliber: prepare: --canary-receipt: task 't2' has verdict X (why X); the canary must pass before --selection all\\n\" >want &&
-	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/ops' --selection all --canary-receipt canary/campaign.json --output-root out &&
+	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/tests/golden/prepare/inventory' --selection all --canary-receipt canary/campaign.json --output-root out &&
 	expect_empty out
 "
 
@@ -89,7 +89,7 @@ test_expect_success '--selection all refuses an unsealed canary run' "
 	$fake_canary
 	fake_canary '$ex' 'G' && chmod -R u+w canary && rm canary/SHA256SUMS &&
 	printf \"caliber: prepare: --canary-receipt: \$PWD/canary: not sealed (no SHA256SUMS)\\n\" >want &&
-	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/ops' --selection all --canary-receipt canary/campaign.json --output-root out &&
+	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/tests/golden/prepare/inventory' --selection all --canary-receipt canary/campaign.json --output-root out &&
 	expect_empty out
 "
 
@@ -97,7 +97,7 @@ test_expect_success '--selection all refuses a canary run whose seal was broken'
 	$fake_canary
 	fake_canary '$ex' 'G' && chmod -R u+w canary && echo extra >canary/notes.txt &&
 	printf \"caliber: prepare: --canary-receipt: \$PWD/canary: seal does not hold: extra: notes.txt\\n\" >want &&
-	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/ops' --selection all --canary-receipt canary/campaign.json --output-root out
+	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/tests/golden/prepare/inventory' --selection all --canary-receipt canary/campaign.json --output-root out
 "
 
 test_expect_success '--selection all refuses the canary of another manifest' "
@@ -106,12 +106,22 @@ test_expect_success '--selection all refuses the canary of another manifest' "
 	fake_canary other.json 'G' &&
 	sha_this=\$(sha256sum '$ex' | cut -d' ' -f1) && sha_other=\$(sha256sum other.json | cut -d' ' -f1) &&
 	printf \"caliber: prepare: --canary-receipt: canary/campaign.json is from another manifest (sha256 %s, this one %s)\\n\" \$sha_other \$sha_this >want &&
-	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/ops' --selection all --canary-receipt canary/campaign.json --output-root out
+	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/tests/golden/prepare/inventory' --selection all --canary-receipt canary/campaign.json --output-root out
 "
 
 test_expect_success '--selection all refuses a receipt that is not a canary run' "
 	$fake_canary
 	fake_canary '$ex' 'G' all &&
 	printf \"caliber: prepare: --canary-receipt: canary/campaign.json is a 'all' run, not a canary run\\n\" >want &&
-	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/ops' --selection all --canary-receipt canary/campaign.json --output-root out
+	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/tests/golden/prepare/inventory' --selection all --canary-receipt canary/campaign.json --output-root out
 "
+
+test_expect_success 'the example manifest validates against the built-in corpus inventory' '
+	$CALIBER prepare "$ex" --inventory-dir "$CALIBER_ROOT/ops" --dry-run >/dev/null
+'
+
+test_expect_success 'a freeze keeps the inventory it was checked against, bound by hash' '
+	$CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --output-root out >/dev/null &&
+	cmp "$golden/inventory/inventory_main.csv" out/example-rlc-canary/inventory.csv &&
+	grep -q "\"inventory_sha256\": \"$(sha256sum "$golden/inventory/inventory_main.csv" | cut -d" " -f1)\"" out/example-rlc-canary/task-matrix.json
+'

@@ -38,7 +38,7 @@ def main(op, cell_dir):
                CALIBER_SHAPES="{}", CALIBER_TIMER=json.dumps(TIMER), CALIBER_GRAPH_CAPTURE="1", CALIBER_CORPUS=OPS,
                PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"), OPS]))
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    argv += [a for p in PLUGINS for a in ("-p", f"caliber_pytest.{p}")]
+    argv += [a for p in PLUGINS for a in ("-p", p)]
     argv.append(f"{row['benchmark_file']}::{row['benchmark_test']}")
     if subprocess.run(argv, cwd=OPS, env=env).returncode != 0:
         sys.exit(f"smoke_bench: {op}: pytest failed")

@@ -11,7 +11,10 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPS = os.path.join(REPO, "ops")
 DEMO = os.path.join(REPO, "examples", "demo-compiler")
-PLUGINS = ["device_setup", "shapes", "autotune_record", "ir_meta", "timing", "parallel_warmup", "compat"]
+# The plan comes from caliber itself (built before the device check runs), as
+# in the runner: a list spelled out here would drift from the backend's.
+PLUGINS = subprocess.run([os.path.join(REPO, "caliber"), "plan", "--backend", "cuda"], check=True,
+                         capture_output=True, text=True).stdout.split()
 # A timer that keeps the tests quick; warmup_ms=0 makes launch counts exact.
 QUICK_TIMER = {"graph_capture": "auto", "kind": "native-event", "rep_ms": 4, "repeats": 3, "warmup_ms": 0}
 PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "HOME", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
@@ -31,7 +34,7 @@ def request(cell_dir, target, mode="record", autotune_file=None, shapes=None, dt
             phase="a", extra_env=None):
     """One request line: all planned plugins, the target, and the per-request env."""
     os.makedirs(cell_dir, exist_ok=True)
-    argv = [a for p in PLUGINS for a in ("-p", f"caliber_pytest.{p}")] + ["-q", "-p", "no:cacheprovider", target]
+    argv = [a for p in PLUGINS for a in ("-p", p)] + ["-q", "-p", "no:cacheprovider", target]
     env = {"CALIBER_CELL_DIR": str(cell_dir), "CALIBER_TASK": "t", "CALIBER_CELL": "cell", "CALIBER_ROLE": "baseline",
            "CALIBER_PHASE": phase, "CALIBER_AUTOTUNE_MODE": mode,
            "CALIBER_AUTOTUNE_FILE": str(autotune_file or os.path.join(cell_dir, "autotune.jsonl")),

@@ -2,10 +2,12 @@
  * (a run root is sealed only by `caliber run`). Uses caliber's own library.
  *
  *   cbtest seal DIR          seal DIR as run does (SHA256SUMS, read-only)
+ *   cbtest mkrun SPEC ROOT   build a sealed run root from a spec (tests/lib/runroot.h)
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "runroot.h"
 #include "seal.h"
 
 int main(int argc, char **argv)
@@ -19,6 +21,13 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: cbtest seal DIR\n");
+	if (argc == 4 && strcmp(argv[1], "mkrun") == 0) {
+		if (rr_build(argv[2], argv[3], &err) < 0) {
+			fprintf(stderr, "cbtest: mkrun: %s\n", err.msg);
+			return 1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "usage: cbtest seal DIR | cbtest mkrun SPEC ROOT\n");
 	return 2;
 }

@@ -1,0 +1,108 @@
+/* classify.c: the verdict table of SPEC section 10. */
+#include "classify.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int cb_topology_reduced(const struct cb_facts *f)
+{
+	return f->topology[CB_ROLE_CANDIDATE] < f->topology[CB_ROLE_BASELINE];
+}
+
+static void set(struct cb_verdict *v, char verdict, const char *code)
+{
+	v->verdict = verdict;
+	v->code = code;
+}
+
+/* "+5.23% [+4.90%, +5.61%] (A/A 0.08%)" for one order. */
+static void describe_order(const struct cb_facts *f, int o, char *out, size_t cap)
+{
+	if (!f->order[o].present) {
+		snprintf(out, cap, "not timed");
+		return;
+	}
+	snprintf(out, cap, "%+.2f%% [%+.2f%%, %+.2f%%] (A/A %.2f%%)", 100 * f->order[o].point,
+		 100 * f->order[o].lo, 100 * f->order[o].hi, 100 * f->order[o].aa);
+}
+
+void cb_classify(const struct cb_facts *f, struct cb_verdict *v)
+{
+	char a[128], b[128];
+	const long long tb = f->topology[CB_ROLE_BASELINE], tc = f->topology[CB_ROLE_CONTROL],
+			tk = f->topology[CB_ROLE_CANDIDATE];
+	int o;
+
+	memset(v, 0, sizeof(*v));
+	if (f->harness_code) {
+		set(v, 'X', f->harness_code);
+		snprintf(v->reason, sizeof(v->reason), "%s", f->harness_reason);
+		return;
+	}
+	if (!f->joinable) {
+		set(v, 'X', "unjoinable-ir");
+		snprintf(v->reason, sizeof(v->reason), "IR cannot be joined to its launch index: %s",
+			 f->unjoinable);
+		return;
+	}
+	if (tc != tb) {
+		set(v, 'X', "control-mismatch");
+		snprintf(v->reason, sizeof(v->reason),
+			 "control topology %lld differs from baseline %lld: the control plane is broken", tc, tb);
+		return;
+	}
+	if (!f->correct[CB_ROLE_BASELINE]) {
+		set(v, 'X', "baseline-incorrect");
+		snprintf(v->reason, sizeof(v->reason), "the baseline fails its correctness tests");
+		return;
+	}
+	if (!f->correct[CB_ROLE_CONTROL]) {
+		set(v, 'X', "control-incorrect");
+		snprintf(v->reason, sizeof(v->reason),
+			 "the control fails correctness while the baseline passes: the control plane is broken");
+		return;
+	}
+	if (!f->correct[CB_ROLE_CANDIDATE]) {
+		set(v, 'K', "candidate-incorrect");
+		snprintf(v->reason, sizeof(v->reason),
+			 "baseline and control pass correctness, the candidate fails");
+		return;
+	}
+	if (!cb_topology_reduced(f)) {
+		set(v, 'B', "no-reduction");
+		snprintf(v->reason, sizeof(v->reason), "candidate topology %lld is not below baseline %lld",
+			 tk, tb);
+		return;
+	}
+	if (!f->order[CB_ORDER_A].present || !f->order[CB_ORDER_B].present) {
+		set(v, 'X', "no-round-b-evidence");
+		snprintf(v->reason, sizeof(v->reason),
+			 "topology %lld -> %lld but round %s was not timed", tb, tk,
+			 f->order[CB_ORDER_A].present ? "b" : "a");
+		return;
+	}
+	for (o = 0; o < CB_NORDERS; o++) {
+		double mag = fabs(f->order[o].point);
+		v->stable_gain[o] = f->order[o].lo >= f->gain && mag > f->order[o].aa;
+		v->stable_regression[o] = f->order[o].hi <= f->regression && mag > f->order[o].aa;
+	}
+	describe_order(f, CB_ORDER_A, a, sizeof(a));
+	describe_order(f, CB_ORDER_B, b, sizeof(b));
+	if (v->stable_gain[CB_ORDER_A] && v->stable_gain[CB_ORDER_B]) {
+		set(v, 'G', "stable-gain");
+		snprintf(v->reason, sizeof(v->reason),
+			 "topology %lld -> %lld; round a %s, round b %s: both clear gain %+.2f%%", tb, tk, a, b,
+			 100 * f->gain);
+	} else if (v->stable_regression[CB_ORDER_A] && v->stable_regression[CB_ORDER_B]) {
+		set(v, 'R', "stable-regression");
+		snprintf(v->reason, sizeof(v->reason),
+			 "topology %lld -> %lld; round a %s, round b %s: both clear regression %+.2f%%", tb, tk,
+			 a, b, 100 * f->regression);
+	} else {
+		set(v, 'C', "not-stable");
+		snprintf(v->reason, sizeof(v->reason),
+			 "topology %lld -> %lld; round a %s, round b %s: not a stable gain or regression in both orders",
+			 tb, tk, a, b);
+	}
+}

@@ -1,0 +1,56 @@
+/* classify.h: the verdict of a task (SPEC section 10), from the facts the
+ * runner or reaccount gathered. Exactly the spec's table, first match wins:
+ *
+ *   X  unsupported, timeout, harness failure, replay miss, control mismatch,
+ *      unjoinable IR, baseline incorrect (also: control incorrect, and a
+ *      reduction without round-b timings)
+ *   K  baseline and control correct, candidate incorrect
+ *   B  correct, candidate topology not below baseline
+ *   G  topology below baseline, stable speedup >= gain in both orders
+ *   R  topology below baseline, stable regression <= regression in both orders
+ *   C  topology below baseline, otherwise
+ *
+ * A speedup is stable in an order when its whole interval clears the
+ * threshold (lo >= gain, or hi <= regression) and its magnitude exceeds the
+ * task's A/A deviation in that order (|control vs baseline|). */
+#ifndef CB_CLASSIFY_H
+#define CB_CLASSIFY_H
+
+#include "caliber.h"
+#include "manifest.h"
+
+enum cb_order { CB_ORDER_A, CB_ORDER_B, CB_NORDERS };
+
+/* What the classifier looks at. harness_code is NULL when every cell and
+ * phase ran to completion; otherwise one of "unsupported", "timeout",
+ * "harness-failure", "replay-miss", with harness_reason saying where. */
+struct cb_facts {
+	const char *harness_code;
+	char harness_reason[512];
+	int correct[CB_NROLES];          /* 1 when the correctness phase passed */
+	int joinable;                    /* topology of every round-a cell joined */
+	char unjoinable[512];            /* names, when not joinable */
+	long long topology[CB_NROLES];   /* scoped counts, round a */
+	struct {
+		int present;                 /* this order was timed */
+		double point, lo, hi;        /* candidate vs baseline */
+		double aa;                   /* |control vs baseline| point estimate */
+	} order[CB_NORDERS];
+	double gain, regression;
+};
+
+struct cb_verdict {
+	char verdict;                    /* 'X', 'K', 'B', 'G', 'R', 'C' */
+	const char *code;                /* reason code, e.g. "stable-gain" */
+	char reason[1024];               /* the figures behind it, in words */
+	int stable_gain[CB_NORDERS];
+	int stable_regression[CB_NORDERS];
+};
+
+void cb_classify(const struct cb_facts *f, struct cb_verdict *v);
+
+/* Whether the candidate's scoped topology is below the baseline's: the
+ * condition for round b and for G, C and R. */
+int cb_topology_reduced(const struct cb_facts *f);
+
+#endif

@@ -1,0 +1,86 @@
+/* evidence.h: what a task's cell folders prove, gathered from the files the
+ * worker left and the cell receipts the runner wrote, and turned into the
+ * classifier's facts. The runner and reaccount both go through here, so a
+ * sealed verdict and its re-accounting are computed by the same code. */
+#ifndef CB_EVIDENCE_H
+#define CB_EVIDENCE_H
+
+#include <stdint.h>
+
+#include "caliber.h"
+#include "classify.h"
+#include "manifest.h"
+#include "matrix.h"
+#include "stats.h"
+#include "topology.h"
+
+/* How one cell's phase ended (recorded in cell.json as "outcome"). */
+enum cb_outcome {
+	CB_OUT_NOT_RUN,       /* no cell receipt */
+	CB_OUT_PASSED,        /* pytest exit 0 */
+	CB_OUT_FAILED,        /* pytest exit 1: a test failed */
+	CB_OUT_UNSUPPORTED,   /* pytest exit 5: nothing collected */
+	CB_OUT_ERROR,         /* pytest exit 2, 3, 4, or the worker reported an error */
+	CB_OUT_TIMEOUT,       /* killed at the workload's timeout */
+	CB_OUT_CRASHED,       /* the worker died without replying */
+	CB_OUT_REPLAY_MISS,   /* autotune replay found no recorded config */
+	CB_OUT_MISSING_OUTPUT /* a benchmark left no timing.jsonl or no ir/index.tsv */
+};
+
+const char *cb_outcome_name(enum cb_outcome o);
+int cb_outcome_parse(const char *s, enum cb_outcome *o);
+
+/* One benchmark row of one cell. */
+struct cb_timing_row {
+	char *row, *timer, *timer_reason;
+	int64_t *samples;
+	size_t n;
+};
+
+struct cb_timing {
+	struct cb_timing_row *rows;
+	size_t n;
+};
+
+/* Read timing.jsonl (docs/formats.md); errors name file and line. */
+int cb_timing_load(const char *path, struct cb_timing *t, struct cb_err *err);
+int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_timing *t,
+		    struct cb_err *err);
+void cb_timing_free(struct cb_timing *t);
+
+/* Everything about one task, by phase and role. */
+struct cb_task_evidence {
+	char *dir;                                   /* tasks/<id> */
+	char *task;
+	enum cb_outcome outcome[CB_NPHASES][CB_NROLES];
+	char detail[CB_NPHASES][CB_NROLES][256];     /* outcome in words */
+	int have_topology[CB_NROLES];                /* round a scanned without error */
+	char topology_error[CB_NROLES][512];
+	struct cb_topology topology[CB_NROLES];      /* round a */
+	struct cb_timing timing[CB_NORDERS][CB_NROLES];
+};
+
+/* Cell folder of a phase and cell: "<task dir>/cells/<phase>-<cell name>". */
+char *cb_cell_dir(const char *task_dir, enum cb_phase p, const char *cell);
+
+/* Gather a task's evidence from task_dir (cell receipts, timing.jsonl of
+ * rounds a and b, IR of round a at the given floor). Missing or malformed
+ * worker output is evidence (an outcome), not an error; -1 only when the
+ * task folder itself cannot be read. */
+int cb_evidence_load(const char *task_dir, const char *task, const struct cb_manifest *m,
+		     long long floor, struct cb_task_evidence *ev, struct cb_err *err);
+/* Re-scope the already scanned topology to another floor. */
+void cb_evidence_rescope(struct cb_task_evidence *ev, long long floor);
+void cb_evidence_free(struct cb_task_evidence *ev);
+
+/* The classifier's facts, and the speedups behind them, from evidence. */
+struct cb_figures {
+	struct cb_speedup cand[CB_NORDERS];          /* candidate vs baseline */
+	struct cb_speedup aa[CB_NORDERS];            /* control vs baseline */
+	int present[CB_NORDERS];
+};
+
+int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+			   struct cb_facts *f, struct cb_figures *fig, struct cb_err *err);
+
+#endif

@@ -1,0 +1,242 @@
+/* plan.c: backends and the plugin plan. */
+#include "plan.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "fsutil.h"
+#include "jsonio.h"
+#include "opts.h"
+#include "schema.h"
+
+/* Capability -> plugin, in plan order. A plugin joins the plan when its
+ * backend declares the capability true. */
+static const struct {
+	const char *capability;
+	const char *plugin;
+	const char *why;
+} plan_table[] = {
+	{ "device_query", "caliber_pytest.device_setup", "pins and checks the one device" },
+	{ "shape_injection", "caliber_pytest.shapes", "injects the workload's shapes and dtypes" },
+	{ "autotune_replay", "caliber_pytest.autotune_record", "records autotune in the baseline, replays it elsewhere" },
+	{ "triton_hooks", "caliber_pytest.ir_meta", "joins launches to variants, keeps their TTGIR" },
+	{ "device_events", "caliber_pytest.timing", "device-event timing, graph capture where declared" },
+	{ "peer_devices", "caliber_pytest.parallel_warmup", "compiles on other devices (PARALLEL_WARMUP_GPUS)" },
+	{ "benchmark_compat", "caliber_pytest.compat", "routes a corpus's own benchmark timing to timing" },
+};
+
+#define NPLAN (sizeof(plan_table) / sizeof(plan_table[0]))
+
+static const struct cb_field capability_fields[] = {
+	{ "device_query", CB_J_BOOL, 1, 0, NULL, "the device can be queried (name, clocks)" },
+	{ "shape_injection", CB_J_BOOL, 1, 0, NULL, "the corpus takes shapes from caliber" },
+	{ "autotune_replay", CB_J_BOOL, 1, 0, NULL, "Triton's autotuner can be recorded and replayed" },
+	{ "triton_hooks", CB_J_BOOL, 1, 0, NULL, "Triton's kernel_load_end_hook and launch_enter_hook" },
+	{ "device_events", CB_J_BOOL, 1, 0, NULL, "device events time kernels" },
+	{ "peer_devices", CB_J_BOOL, 1, 0, NULL, "other devices of the host can precompile" },
+	{ "benchmark_compat", CB_J_BOOL, 1, 0, NULL, "a corpus's own benchmark timing can be adapted" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const struct cb_field backend_fields[] = {
+	{ "schema", CB_J_STRING, 1, 0, NULL, CB_BACKEND_SCHEMA },
+	{ "name", CB_J_STRING, 1, 0, NULL, "backend name, the file's name" },
+	{ "description", CB_J_STRING, 0, 0, NULL, "free text" },
+	{ "visibility_env", CB_J_STRING, 1, 0, NULL, "variable that pins the device" },
+	{ "count_devices", CB_J_ARRAY, 1, CB_J_STRING, NULL, "argv printing the number of visible devices" },
+	{ "list_processes", CB_J_ARRAY, 1, CB_J_STRING, NULL, "argv listing other processes on the device" },
+	{ "graph_capture", CB_J_BOOL, 1, 0, NULL, "graph capture is available" },
+	{ "capabilities", CB_J_OBJECT, 1, 0, capability_fields, "what the plan is derived from" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
+/* NULL-terminated copy of a JSON array of strings (pointers into doc). */
+static const char **argv_of(const json_t *a)
+{
+	size_t i, n = json_array_size(a);
+	const char **v = calloc(n + 1, sizeof(*v));
+
+	for (i = 0; v && i < n; i++)
+		v[i] = json_string_value(json_array_get(a, i));
+	return v;
+}
+
+int cb_backend_load(const char *dir, const char *name, struct cb_backend *b, struct cb_err *err)
+{
+	const char *schema;
+	char *bdir = NULL;
+
+	memset(b, 0, sizeof(*b));
+	if (!dir) {
+		bdir = cb_path_join(cb_home(), "backends");
+		dir = bdir;
+	}
+	b->path = dir ? cb_strdupf("%s/%s.json", dir, name) : NULL;
+	free(bdir);
+	if (!b->path)
+		return cb_fail(err, "out of memory");
+	if (!cb_exists(b->path)) {
+		cb_fail(err, "backend '%s': no file %s", name, b->path);
+		goto fail;
+	}
+	b->doc = cb_json_load_file(b->path, err);
+	if (!b->doc)
+		goto fail;
+	if (cb_schema_check(b->doc, backend_fields, "", err) < 0) {
+		cb_prefix(err, "%s", b->path);
+		goto fail;
+	}
+	schema = cb_json_str(b->doc, "schema");
+	b->name = cb_json_str(b->doc, "name");
+	if (strcmp(schema, CB_BACKEND_SCHEMA) != 0) {
+		cb_fail(err, "%s: schema: expected '%s', got '%s'", b->path, CB_BACKEND_SCHEMA, schema);
+		goto fail;
+	}
+	if (strcmp(b->name, name) != 0) {
+		cb_fail(err, "%s: name: '%s' is not the file's name '%s'", b->path, b->name, name);
+		goto fail;
+	}
+	b->visibility_env = cb_json_str(b->doc, "visibility_env");
+	b->graph_capture = json_is_true(json_object_get(b->doc, "graph_capture"));
+	b->capabilities = json_object_get(b->doc, "capabilities");
+	if (json_array_size(json_object_get(b->doc, "count_devices")) == 0 ||
+	    json_array_size(json_object_get(b->doc, "list_processes")) == 0) {
+		cb_fail(err, "%s: count_devices and list_processes must be non-empty commands", b->path);
+		goto fail;
+	}
+	b->count_devices = argv_of(json_object_get(b->doc, "count_devices"));
+	b->list_processes = argv_of(json_object_get(b->doc, "list_processes"));
+	if (!b->count_devices || !b->list_processes) {
+		cb_fail(err, "out of memory");
+		goto fail;
+	}
+	return 0;
+fail:
+	cb_backend_free(b);
+	return -1;
+}
+
+void cb_backend_free(struct cb_backend *b)
+{
+	if (!b)
+		return;
+	free(b->count_devices);
+	free(b->list_processes);
+	json_decref(b->doc);
+	free(b->path);
+	memset(b, 0, sizeof(*b));
+}
+
+int cb_plan(const struct cb_backend *b, const char *plugins[], size_t cap, size_t *n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < NPLAN; i++)
+		if (json_is_true(json_object_get(b->capabilities, plan_table[i].capability))) {
+			if (k + 1 >= cap)
+				return -1;
+			plugins[k++] = plan_table[i].plugin;
+		}
+	plugins[k] = NULL;
+	*n = k;
+	return 0;
+}
+
+/* Whether dir looks like caliber's tree. */
+static int is_home(const char *dir)
+{
+	char *a = cb_path_join(dir, "backends"), *b = cb_path_join(dir, "python/caliber_pytest");
+	int r = a && b && cb_is_dir(a) && cb_is_dir(b);
+
+	free(a);
+	free(b);
+	return r;
+}
+
+const char *cb_home(void)
+{
+	static char home[PATH_MAX];
+	char exe[PATH_MAX];
+	const char *env = getenv("CALIBER_HOME");
+	ssize_t n;
+	int up;
+
+	if (home[0])
+		return home;
+	if (env && *env) {
+		snprintf(home, sizeof(home), "%s", env);
+		return home;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		for (up = 0; up < 4; up++) {
+			char *slash = strrchr(exe, '/');
+			if (!slash || slash == exe)
+				break;
+			*slash = '\0';
+			if (is_home(exe)) {
+				snprintf(home, sizeof(home), "%s", exe);
+				return home;
+			}
+		}
+	}
+	snprintf(home, sizeof(home), ".");
+	return home;
+}
+
+static const char plan_about[] =
+	"Print the ordered plugin plan (pytest -p modules) that a backend's declared\n"
+	"capabilities call for, one per line, with --why the capability behind each.\n"
+	"The plan is derived here and only here; the worker uses exactly this list.\n"
+	"An empty plan is an error: pytest without plugins measures nothing.";
+
+int cmd_plan(int argc, char **argv, struct cb_err *err)
+{
+	const char *name = NULL, *dir = NULL;
+	const char *plugins[NPLAN + 1];
+	int why = 0;
+	struct cb_backend b;
+	char **pos = NULL;
+	size_t npos, n, i, k;
+	const struct cb_opt opts[] = {
+		{ "backend", CB_OPT_STR, &name, "NAME", "backend name (required)" },
+		{ "backends", CB_OPT_STR, &dir, "DIR", "folder of backend files (default caliber's backends/)" },
+		{ "why", CB_OPT_FLAG, &why, NULL, "also print the capability behind each plugin" },
+		{ NULL, 0, NULL, NULL, NULL }
+	};
+	const struct cb_cmd_spec spec = { "plan", "--backend NAME [--backends DIR] [--why]", plan_about,
+					  opts, 0, 0 };
+	int rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+
+	if (rc)
+		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	free(pos);
+	if (!name) {
+		cb_fail(err, "--backend NAME is required");
+		return CB_EXIT_USAGE;
+	}
+	if (cb_backend_load(dir, name, &b, err) < 0)
+		return CB_EXIT_FAIL;
+	cb_plan(&b, plugins, NPLAN + 1, &n);
+	if (n == 0) {
+		cb_fail(err, "backend '%s' declares no capability: the plugin plan is empty", name);
+		cb_backend_free(&b);
+		return CB_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		if (!why) {
+			printf("%s\n", plugins[i]);
+			continue;
+		}
+		for (k = 0; k < NPLAN; k++)
+			if (plan_table[k].plugin == plugins[i])
+				printf("%-32s %-18s %s\n", plugins[i], plan_table[k].capability, plan_table[k].why);
+	}
+	cb_backend_free(&b);
+	return CB_EXIT_OK;
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# reaccount: equivalence at the run's own floor, demotion only at others,
+# derived.json and the derived matrix, and every refusal of its inputs.
+. "$(dirname "$0")/lib.sh"
+
+spec="$CALIBER_ROOT/tests/golden/runs/basic/spec.json"
+golden="$CALIBER_ROOT/tests/golden/reaccount"
+export spec golden
+
+test_expect_success 'at the run own floor every count and verdict is reproduced' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER reaccount run --floor 1 --output d1 >out &&
+	grep -qx "equivalence: holds (7 tasks reproduced at the run'"'"'s own floor 1)" out &&
+	grep -q "floor 1: 0 of 7 tasks changed verdict" out &&
+	cmp run/matrix.csv d1/matrix.csv
+'
+
+test_expect_success 'floor 0 brings in input kernels: a new reduction becomes X, never G or C' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER reaccount run --floor 0 --output d0 >out &&
+	cmp "$golden/floor0.stdout" out &&
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d.pop(\"caliber\"); print(json.dumps(d, indent=2, sort_keys=True))" \
+		d0/derived.json >derived &&
+	cmp "$golden/floor0.derived.json" derived &&
+	cmp "$golden/floor0.matrix.md" d0/matrix.md
+'
+
+test_expect_success 'a floor above the measured launches demotes G, C and R to B' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER reaccount run --floor 100 --output d100 >out &&
+	grep -qx "softmax_rows: G -> B (candidate topology 0 is not below baseline 0)" out &&
+	grep -qx "layer_norm_fwd: C -> B (candidate topology 0 is not below baseline 0)" out &&
+	grep -qx "sum_rows: R -> B (candidate topology 0 is not below baseline 0)" out &&
+	grep -q "floor 100: 3 of 7 tasks changed verdict" out &&
+	grep -q "^matmul_bias_gelu,matmul_bias_gelu,K," d100/matrix.csv &&
+	grep -q "^cross_entropy,cross_entropy,X,timeout," d100/matrix.csv
+'
+
+test_expect_success 'the run root is not touched' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER reaccount run --floor 0 --output d0 >/dev/null &&
+	$CALIBER verify run >/dev/null
+'
+
+refusal() {
+	test_expect_success "$1" "
+		\"\$CALIBER_TOOLS/cbtest\" mkrun \"\$spec\" run && $2 &&
+		printf '%s\n' \"$3\" >want &&
+		expect_refusal ${4:-1} want \$CALIBER reaccount run --floor 0 --output $5 &&
+		$6
+	"
+}
+
+refusal 'an output equal to the run root is refused' 'true' \
+	"caliber: reaccount: --output run: inside the run root \$PWD/run (a derived run is always written outside it)" 1 run 'true'
+refusal 'an output inside the run root is refused' 'true' \
+	"caliber: reaccount: --output run/tasks/derived: inside the run root \$PWD/run (a derived run is always written outside it)" 1 run/tasks/derived 'test ! -e run/tasks/derived'
+refusal 'an output through a symlink into the run root is refused' 'ln -s run/tasks alias' \
+	"caliber: reaccount: --output alias/derived: inside the run root \$PWD/run (a derived run is always written outside it)" 1 alias/derived 'test ! -e run/tasks/derived'
+refusal 'an output that climbs back in with .. is refused' 'mkdir -p x' \
+	"caliber: reaccount: --output x/../run/d: inside the run root \$PWD/run (a derived run is always written outside it)" 1 x/../run/d 'true'
+refusal 'a folder with no campaign receipt is refused' 'chmod -R u+w run && rm run/campaign.json' \
+	"caliber: reaccount: run: no campaign receipt (campaign.json): not a run root" 1 out 'test ! -e out'
+refusal 'an unsealed run is refused' 'chmod -R u+w run && rm run/SHA256SUMS' \
+	"caliber: reaccount: run: not sealed (no SHA256SUMS)" 1 out 'test ! -e out'
+refusal 'a tampered run is refused, naming the file' 'chmod -R u+w run && echo >>run/tasks/gelu_bwd/task.json' \
+	"caliber: reaccount: run: seal does not hold: changed: tasks/gelu_bwd/task.json" 1 out 'test ! -e out'
+refusal 'an output that already holds files is refused' 'mkdir out && echo keep >out/file' \
+	"caliber: reaccount: --output out: already exists and is not an empty directory; refusing to overwrite" 1 out 'test "$(cat out/file)" = keep'
+
+test_expect_success 'a missing --floor is a usage error' '
+	printf "caliber: reaccount: --floor N (>= 0) and --output DIR are required\n" >want &&
+	expect_refusal 2 want $CALIBER reaccount run --output out
+'

@@ -1,0 +1,33 @@
+/* runroot.h: build run roots from parts, for tests: cells with IR, launch
+ * index, timings and outcomes, then finish tasks and the campaign through
+ * the same library functions `caliber run` uses, and seal. Tests of
+ * reaccount, verify, report and the runner use this rather than
+ * hand-writing receipts.
+ *
+ * A run is described by a JSON spec (see docs/formats.md, "Test run specs"):
+ *   {"manifest": "<path, relative to the spec>", "inventory": "<csv, default
+ *    inventory_main.csv beside the spec>", "selection": "canary",
+ *    "tasks": [{"id": "...", "op": "...", "cells": {"<cell name>": {
+ *        "correctness": "passed",
+ *        "a": {"outcome": "passed",
+ *              "ir": [{"variant": "V", "kernel": "k", "launches": 9, "tuning_launches": 0,
+ *                      "converts": 3} | {..., "ttgir": "<file, relative to the spec>"}
+ *                     | {"variant": "V", "no_ir": true} | {"variant": "V", "no_row": true, "converts": 1}],
+ *              "timing": [{"row": "r", "ns": 20000, "n": 7, "timer": "graph"}
+ *                         | {"row": "r", "samples": [..], "timer": "direct"}]},
+ *        "b": {...}}}}]}
+ * Phase objects may be a bare outcome string ("timeout"). */
+#ifndef RUNROOT_H
+#define RUNROOT_H
+
+#include "caliber.h"
+
+/* Build the run described by spec_path into root (which must not exist)
+ * and seal it. */
+int rr_build(const char *spec_path, const char *root, struct cb_err *err);
+
+/* Build without finishing or sealing: only cell folders and receipts, as a
+ * runner interrupted before any task receipt would leave them. */
+int rr_build_cells(const char *spec_path, const char *root, struct cb_err *err);
+
+#endif
