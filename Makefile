@@ -38,9 +38,9 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
-CFLAGS_ALL  = $(STD) $(OPT) $(WARN) $(SANFLAGS) -Isrc -I$(BUILD) $(PKG_CFLAGS) $(CFLAGS)
+CFLAGS_ALL  = $(STD) $(OPT) $(WARN) $(SANFLAGS) -pthread -Isrc -I$(BUILD) $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
-LIBS_ALL    = $(PKG_LIBS) -lm
+LIBS_ALL    = $(PKG_LIBS) -lm -pthread
 
 SRC      := $(sort $(wildcard src/*.c))
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
@@ -118,7 +118,7 @@ FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 FUZZ_CFLAGS = -std=c11 -D_XOPEN_SOURCE=700 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Ibuild/fuzz $(PKG_CFLAGS)
 
 build/fuzz/%: fuzz/%.c $(LIB_SRC) src/*.h build/fuzz/version.h
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS) -lm
+	clang $(FUZZ_CFLAGS) -pthread -o $@ $< $(LIB_SRC) $(PKG_LIBS) -lm
 
 build/fuzz/version.h: $(BUILD)/version.h
 	mkdir -p build/fuzz && cp $< $@

@@ -367,21 +367,16 @@ out:
 	return rc;
 }
 
-int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m,
-			   struct cb_facts *f, struct cb_figures *fig, struct cb_err *err)
+void cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+		       struct cb_facts *f)
 {
-	static const char *const tags[CB_NORDERS][2] = { { "a", "a-aa" }, { "b", "b-aa" } };
 	size_t used = 0;
-	int r, o;
+	int r;
 
-	memset(f, 0, sizeof(*f));
-	memset(fig, 0, sizeof(*fig));
-	f->gain = m->gain;
-	f->regression = m->regression;
-	find_harness(ev, m, f);
 	f->joinable = 1;
+	f->unjoinable[0] = '\0';
 	for (r = 0; r < CB_NROLES; r++) {
-		f->correct[r] = ev->outcome[CB_PH_CORRECTNESS][r] == CB_OUT_PASSED;
+		f->topology[r] = 0;
 		if (!ev->have_topology[r]) {
 			f->joinable = 0;
 			used += (size_t)snprintf(f->unjoinable + used, sizeof(f->unjoinable) - used, "%s%s: %s",
@@ -400,6 +395,22 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 		if (used >= sizeof(f->unjoinable))
 			used = sizeof(f->unjoinable) - 1;
 	}
+}
+
+int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+			   struct cb_facts *f, struct cb_figures *fig, struct cb_err *err)
+{
+	static const char *const tags[CB_NORDERS][2] = { { "a", "a-aa" }, { "b", "b-aa" } };
+	int r, o;
+
+	memset(f, 0, sizeof(*f));
+	memset(fig, 0, sizeof(*fig));
+	f->gain = m->gain;
+	f->regression = m->regression;
+	find_harness(ev, m, f);
+	for (r = 0; r < CB_NROLES; r++)
+		f->correct[r] = ev->outcome[CB_PH_CORRECTNESS][r] == CB_OUT_PASSED;
+	cb_facts_topology(ev, m, f);
 	if (f->harness_code)
 		return 0;
 	for (o = 0; o < CB_NORDERS; o++) {

@@ -83,4 +83,10 @@ struct cb_figures {
 int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m,
 			   struct cb_facts *f, struct cb_figures *fig, struct cb_err *err);
 
+/* Refresh only the topology facts (after cb_evidence_rescope): timings and
+ * their bootstrap do not depend on the floor, so reaccount computes them
+ * once. */
+void cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+		       struct cb_facts *f);
+
 #endif

@@ -51,16 +51,6 @@ static json_t *excluded_json(const struct cb_task_evidence *ev)
 	return ex;
 }
 
-/* Classify evidence as it stands into a result (no receipt written). */
-static int classify_into(const struct cb_task_evidence *ev, const struct cb_manifest *m,
-			 const char *op, struct cb_task_result *res, struct cb_err *err)
-{
-	struct cb_figures fig;
-	struct cb_verdict v;
-
-	return cb_task_classify(ev, m, op, res, &fig, &v, err);
-}
-
 /* The first way in which a recomputation differs from the sealed receipt. */
 static int first_difference(const struct cb_task_result *a, const struct cb_task_result *b,
 			    char *out, size_t cap)
@@ -190,6 +180,9 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	for (i = 0; i < cs.ntasks; i++) {
 		struct cb_task_evidence ev;
 		struct cb_task_result again;
+		struct cb_facts f;
+		struct cb_figures fig;
+		struct cb_verdict v;
 		char *tdir = cb_strdupf("%s/tasks/%s", pos[0], cs.tasks[i].id);
 		char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
 		int bad;
@@ -203,7 +196,8 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 		free(tdir);
 		free(tjson);
 		/* Equivalence: at the run's own floor, reproduce the seal. */
-		if (classify_into(&ev, &m, pairs[i].sealed.op, &again, err) < 0) {
+		if (cb_facts_from_evidence(&ev, &m, &f, &fig, err) < 0 ||
+		    cb_task_result_fill(&ev, pairs[i].sealed.op, &f, &fig, &again, &v, err) < 0) {
 			cb_evidence_free(&ev);
 			goto out;
 		}
@@ -216,8 +210,10 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 				cs.launch_floor, diff);
 			goto out;
 		}
+		/* The new floor changes topology facts only. */
 		cb_evidence_rescope(&ev, floor);
-		rc = classify_into(&ev, &m, pairs[i].sealed.op, &pairs[i].derived, err);
+		cb_facts_topology(&ev, &m, &f);
+		rc = cb_task_result_fill(&ev, pairs[i].sealed.op, &f, &fig, &pairs[i].derived, &v, err);
 		pairs[i].excluded = excluded_json(&ev);
 		cb_evidence_free(&ev);
 		if (rc < 0) {

@@ -120,25 +120,22 @@ static json_t *orders_json(const struct cb_figures *fig, const struct cb_verdict
 	return orders;
 }
 
-int cb_task_classify(const struct cb_task_evidence *ev, const struct cb_manifest *m, const char *op,
-		     struct cb_task_result *res, struct cb_figures *fig, struct cb_verdict *v,
-		     struct cb_err *err)
+int cb_task_result_fill(const struct cb_task_evidence *ev, const char *op, const struct cb_facts *f,
+			const struct cb_figures *fig, struct cb_task_result *res, struct cb_verdict *v,
+			struct cb_err *err)
 {
-	struct cb_facts f;
 	int r, o;
 
 	memset(res, 0, sizeof(*res));
-	if (cb_facts_from_evidence(ev, m, &f, fig, err) < 0)
-		return cb_prefix(err, "task %s", ev->task);
-	cb_classify(&f, v);
+	cb_classify(f, v);
 	res->id = strdup(ev->task);
 	res->op = strdup(op);
 	res->code = strdup(v->code);
 	res->reason = strdup(v->reason);
 	res->verdict = v->verdict;
-	res->have_topology = f.joinable;
+	res->have_topology = f->joinable;
 	for (r = 0; r < CB_NROLES; r++)
-		res->topology[r] = f.topology[r];
+		res->topology[r] = f->topology[r];
 	for (o = 0; o < CB_NORDERS; o++) {
 		if (!fig->present[o])
 			continue;
@@ -147,7 +144,7 @@ int cb_task_classify(const struct cb_task_evidence *ev, const struct cb_manifest
 		res->speedup_ppm[o] = cb_ppm(fig->cand[o].point);
 		res->lo_ppm[o] = cb_ppm(fig->cand[o].lo);
 		res->hi_ppm[o] = cb_ppm(fig->cand[o].hi);
-		res->aa_ppm[o] = cb_ppm(f.order[o].aa);
+		res->aa_ppm[o] = cb_ppm(f->order[o].aa);
 	}
 	if (!res->id || !res->op || !res->code || !res->reason) {
 		cb_task_result_release(res);
@@ -161,6 +158,7 @@ int cb_task_finish(const char *task_dir, const char *task, size_t index, const c
 		   struct cb_task_result *res, struct cb_err *err)
 {
 	struct cb_task_evidence ev;
+	struct cb_facts f;
 	struct cb_figures fig;
 	struct cb_verdict v;
 	json_t *r = NULL;
@@ -170,7 +168,11 @@ int cb_task_finish(const char *task_dir, const char *task, size_t index, const c
 	memset(res, 0, sizeof(*res));
 	if (cb_evidence_load(task_dir, task, m, floor, &ev, err) < 0)
 		return -1;
-	if (cb_task_classify(&ev, m, op, res, &fig, &v, err) < 0)
+	if (cb_facts_from_evidence(&ev, m, &f, &fig, err) < 0) {
+		cb_prefix(err, "task %s", task);
+		goto out;
+	}
+	if (cb_task_result_fill(&ev, op, &f, &fig, res, &v, err) < 0)
 		goto out;
 	r = cb_receipt_new(CB_TASK_SCHEMA);
 	if (!r) {

@@ -39,13 +39,13 @@ struct cb_task_result {
 
 void cb_task_result_release(struct cb_task_result *r);
 
-/* Classify gathered evidence into a result (and the figures and verdict
- * behind it); what cb_task_finish records and reaccount recomputes. */
+/* Classify a task's facts (evidence.h) into a result and the verdict
+ * behind it: what cb_task_finish records and reaccount recomputes. */
 struct cb_task_evidence;
 struct cb_figures;
-int cb_task_classify(const struct cb_task_evidence *ev, const struct cb_manifest *m, const char *op,
-		     struct cb_task_result *res, struct cb_figures *fig, struct cb_verdict *v,
-		     struct cb_err *err);
+int cb_task_result_fill(const struct cb_task_evidence *ev, const char *op, const struct cb_facts *f,
+			const struct cb_figures *fig, struct cb_task_result *res, struct cb_verdict *v,
+			struct cb_err *err);
 
 /* Classify a task from its folder and write tasks/<id>/task.json: gathers
  * the evidence (evidence.h), classifies it, and records verdict, reason,

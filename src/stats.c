@@ -24,6 +24,25 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sort v ascending: insertion sort for the handful of samples a row has
+ * (the bootstrap sorts every resample, so qsort's call overhead dominated
+ * reaccount), qsort beyond that. */
+static void sort_i64(int64_t *v, size_t n)
+{
+	size_t i, j;
+
+	if (n > 64) {
+		qsort(v, n, sizeof(*v), cmp_i64);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		int64_t x = v[i];
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 /* Median of v[0..n) with n >= 1, sorting v in place. For even n the mean
  * of the middle values a <= b is computed as k + (b - a) % 2 / 2 with
  * k = a + (b - a) / 2 in integers, so no sum overflows and the result is
@@ -33,7 +52,7 @@ static double median_in_place(int64_t *v, size_t n)
 	int64_t a, k;
 	uint64_t d;
 
-	qsort(v, n, sizeof(*v), cmp_i64);
+	sort_i64(v, n);
 	if (n % 2)
 		return (double)v[n / 2];
 	a = v[n / 2 - 1];
