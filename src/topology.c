@@ -246,11 +246,14 @@ int cb_ttgir_count_file(const char *path, const char *op, long long *count, stru
 
 	if (cb_topology_check_op(op, err) < 0)
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* O_NOFOLLOW: a link is refused, never followed (ELOOP); O_NONBLOCK: a
+	 * FIFO cannot hang the open before fstat refuses it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno != ELOOP)
 		return cb_fail(err, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
 		return cb_fail(err, "%s: not a regular file", path);
 	}
 	cap = ((size_t)st.st_size < CB_TTGIR_CHUNK ? (size_t)st.st_size : CB_TTGIR_CHUNK) + keep;
@@ -469,7 +472,7 @@ static int is_ttgir_name(const char *name)
 }
 
 /* Sum the op over dir's *.ttgir files; *nfiles says how many there were.
- * Each must be a regular file (links are never followed into a cell). */
+ * cb_ttgir_count_file refuses anything but a regular file, links included. */
 static int count_variant(const char *dir, const char *op, long long *count, size_t *nfiles,
 			 struct cb_err *err)
 {
@@ -483,7 +486,6 @@ static int count_variant(const char *dir, const char *op, long long *count, size
 		return -1;
 	for (i = 0; i < n && rc == 0; i++) {
 		char *path;
-		struct stat st;
 		long long c;
 
 		if (!is_ttgir_name(names[i]))
@@ -491,10 +493,6 @@ static int count_variant(const char *dir, const char *op, long long *count, size
 		path = cb_path_join(dir, names[i]);
 		if (!path)
 			rc = cb_fail(err, "%s: out of memory", dir);
-		else if (lstat(path, &st) < 0)
-			rc = cb_fail(err, "%s: %s", path, strerror(errno));
-		else if (!S_ISREG(st.st_mode))
-			rc = cb_fail(err, "%s: not a regular file", path);
 		else if ((rc = cb_ttgir_count_file(path, op, &c, err)) == 0) {
 			*count += c;
 			(*nfiles)++;

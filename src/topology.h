@@ -33,8 +33,8 @@ long long cb_ttgir_count(const char *data, size_t len, const char *op);
 /* cb_ttgir_count over a file, read chunk by chunk into one buffer of
  * CB_TTGIR_CHUNK bytes and a few more (memory does not grow with the file
  * or its lines; read() rather than mmap, which measured 3x slower). An empty
- * file counts 0; a file that is not regular, or an op cb_topology_check_op
- * refuses, is an error. */
+ * file counts 0; anything but a regular file (a symlink is not followed) or
+ * an op cb_topology_check_op refuses is an error. */
 int cb_ttgir_count_file(const char *path, const char *op, long long *count, struct cb_err *err);
 
 /* One row of ir/index.tsv. */
@@ -83,8 +83,8 @@ struct cb_topology {
  * variant without a row or a row without IR makes the topology unjoinable
  * (not an error: the classifier turns it into X with the names). Only real
  * directories are variants; other entries of ir/ (index.tsv, files, links)
- * are not. A .ttgir that is not a regular file is an error. unjoinable is
- * sorted by variant. */
+ * are not. A .ttgir that is not a regular file (a link included) is an
+ * error. unjoinable is sorted by variant. */
 int cb_topology_scan(const char *cell_dir, const char *op, long long floor,
 		     struct cb_topology *t, struct cb_err *err);
 /* The same join with a new floor, without reading files again. */

@@ -28,6 +28,7 @@
 #include "topology.h"
 
 #define OP CB_DEFAULT_TOPOLOGY_OP
+#define OPS_LINE "%0 = ttg.convert_layout %x : t\n"
 
 /* ---- golden TTGIR -------------------------------------------------------- */
 
@@ -294,6 +295,31 @@ static void other_ops_and_bad_names(void **state)
 	assert_string_equal(err.msg, "/nonexistent.ttgir: No such file or directory");
 	assert_int_equal(cb_ttgir_count_file("/", OP, &c, &err), -1);
 	assert_string_equal(err.msg, "/: not a regular file");
+}
+
+/* Links are refused, not followed; a FIFO is refused without blocking. */
+static void only_regular_files(void **state)
+{
+	char *file = tmp_file("real.ttgir"), *link = tmp_file("link.ttgir"), *fifo = tmp_file("fifo.ttgir");
+	char want[4400];
+	struct cb_err err;
+	long long c = -1;
+
+	(void)state;
+	write_file(file, OPS_LINE, strlen(OPS_LINE));
+	assert_int_equal(cb_ttgir_count_file(file, OP, &c, &err), 0);
+	assert_int_equal(c, 1);
+	assert_int_equal(symlink(file, link), 0);
+	assert_int_equal(cb_ttgir_count_file(link, OP, &c, &err), -1);
+	snprintf(want, sizeof(want), "%s: not a regular file", link);
+	assert_string_equal(err.msg, want);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(cb_ttgir_count_file(fifo, OP, &c, &err), -1);
+	snprintf(want, sizeof(want), "%s: not a regular file", fifo);
+	assert_string_equal(err.msg, want);
+	free(file);
+	free(link);
+	free(fifo);
 }
 
 /* ---- ir/index.tsv ------------------------------------------------------- */
@@ -633,6 +659,7 @@ int main(void)
 		cmocka_unit_test(lines_across_chunk_edges),
 		cmocka_unit_test(line_starts_longer_than_a_chunk),
 		cmocka_unit_test(other_ops_and_bad_names),
+		cmocka_unit_test(only_regular_files),
 		cmocka_unit_test(index_nul_byte),
 		cmocka_unit_test(index_accepts),
 		cmocka_unit_test(join_scoped_vs_total),
