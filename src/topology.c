@@ -209,22 +209,19 @@ long long cb_ttgir_count(const char *data, size_t len, const char *op)
 	return s.count;
 }
 
-/* read() as much as fits in buf[0..cap), retrying interrupted and short
- * reads; sets *got, and *eof once the file has nothing more. */
-static int fill(int fd, char *buf, size_t cap, size_t *got, int *eof, const char *path,
-		struct cb_err *err)
+/* read() want bytes into buf, retrying interrupted and short reads; *got
+ * is less than want only when the file ended early (it shrank). */
+static int fill(int fd, char *buf, size_t want, size_t *got, const char *path, struct cb_err *err)
 {
 	*got = 0;
-	while (*got < cap) {
-		ssize_t r = read(fd, buf + *got, cap - *got);
+	while (*got < want) {
+		ssize_t r = read(fd, buf + *got, want - *got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return cb_fail(err, "%s: read: %s", path, strerror(errno));
-		if (r == 0) {
-			*eof = 1;
+		if (r == 0)
 			break;
-		}
 		*got += (size_t)r;
 	}
 	return 0;
@@ -240,9 +237,9 @@ int cb_ttgir_count_file(const char *path, const char *op, long long *count, stru
 {
 	struct scanner s = { op, strlen(op), L_LINE, 0 };
 	struct stat st;
-	size_t keep = s.oplen + 1, cap, have = 0;
+	size_t keep = s.oplen + 1, cap, have = 0, left;
 	char *buf;
-	int fd, eof = 0, rc = 0;
+	int fd, rc = 0;
 
 	if (cb_topology_check_op(op, err) < 0)
 		return -1;
@@ -262,19 +259,25 @@ int cb_ttgir_count_file(const char *path, const char *op, long long *count, stru
 		close(fd);
 		return cb_fail(err, "%s: out of memory", path);
 	}
-	while (!eof && rc == 0) {
-		size_t got;
-		rc = fill(fd, buf + have, cap - have, &got, &eof, path, err);
+	/* The size from fstat says where the file ends, which saves the read()
+	 * that would return 0 (a file is often read in one call). */
+	left = (size_t)st.st_size;
+	while (rc == 0) {
+		size_t want = cap - have < left ? cap - have : left, got;
+
+		rc = fill(fd, buf + have, want, &got, path, err);
 		have += got;
-		if (rc < 0 || (eof && !have))
+		left = got < want ? 0 : left - got;
+		if (rc < 0)
 			break;
-		if (eof) {
-			scan_block(&s, buf, have, have);
-		} else {
-			scan_block(&s, buf, have - keep, have);
-			memmove(buf, buf + have - keep, keep);
-			have = keep;
+		if (!left) {
+			if (have)
+				scan_block(&s, buf, have, have);
+			break;
 		}
+		scan_block(&s, buf, have - keep, have);
+		memmove(buf, buf + have - keep, keep);
+		have = keep;
 	}
 	free(buf);
 	close(fd);
