@@ -13,5 +13,7 @@ int cmd_digest(int argc, char **argv, struct cb_err *err);
 int cmd_topology(int argc, char **argv, struct cb_err *err);
 int cmd_reaccount(int argc, char **argv, struct cb_err *err);
 int cmd_plan(int argc, char **argv, struct cb_err *err);
+int cmd_run(int argc, char **argv, struct cb_err *err);
+int cmd_worker(int argc, char **argv, struct cb_err *err);
 
 #endif

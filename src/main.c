@@ -13,6 +13,8 @@ struct cmd_entry {
 
 static const struct cmd_entry commands[] = {
 	{ "prepare", cmd_prepare, "validate a manifest, estimate, freeze the task matrix" },
+	{ "run", cmd_run, "run a frozen campaign on one device into a sealed run root" },
+	{ "worker", cmd_worker, "run one cell of one task by hand, as run does" },
 	{ "plan", cmd_plan, "print the plugin plan a backend's capabilities call for" },
 	{ "verify", cmd_verify, "recheck the seal of a run root" },
 	{ "digest", cmd_digest, "tree digest for sources.*.tree_sha256" },

@@ -185,6 +185,11 @@ out:
 	return rc;
 }
 
+int cb_seal_finish(const char *root, struct cb_err *err)
+{
+	return make_read_only(root, err);
+}
+
 static int push_str(char ***v, size_t *n, char *s)
 {
 	char **nv = realloc(*v, (*n + 1) * sizeof(**v));

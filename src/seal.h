@@ -13,6 +13,10 @@
  * Symlinks and special files are refused: a sealed run holds files only. */
 int cb_seal(const char *root, struct cb_err *err);
 
+/* Remove write permission from a tree whose SHA256SUMS is already written
+ * (finishes a seal that was interrupted). */
+int cb_seal_finish(const char *root, struct cb_err *err);
+
 /* What verify found. Each list holds relative paths (for symlinks
  * "path -> target"), sorted. */
 struct cb_verify_report {

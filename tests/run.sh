@@ -8,6 +8,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 CALIBER="$root/$build/caliber"
 CALIBER_TOOLS="$root/$build/tools"
 export CALIBER CALIBER_TOOLS CALIBER_ROOT="$root"
+# The Python plugin tests and the runner's target collection need a python3 with pytest (Debian's python3-pytest
+# serves /usr/bin/python3, which may not be the first python3 on PATH).
+PYTHON=""
+for p in python3 /usr/bin/python3; do
+	if "$p" -c 'import pytest' >/dev/null 2>&1; then PYTHON=$p; break; fi
+done
+export PYTHON
 log=$(mktemp "${TMPDIR:-/tmp}/caliber-tests.XXXXXX")
 trap 'rm -f "$log"' EXIT
 
@@ -31,13 +38,6 @@ done
 for t in "$root"/tests/cli/t[0-9]*.sh; do
 	suite "cli: $(basename "$t")" sh "$t"
 done
-# The Python plugin tests need a python3 with pytest (Debian's python3-pytest
-# serves /usr/bin/python3, which may not be the first python3 on PATH).
-PYTHON=""
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import pytest' >/dev/null 2>&1; then PYTHON=$p; break; fi
-done
-export PYTHON
 if [ -d "$root/tests/python" ]; then
 	if [ -n "$PYTHON" ]; then
 		suite "python: tests/python" sh "$root/tests/cli/pytest-tap.sh" "$root/tests/python"

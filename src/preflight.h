@@ -1,0 +1,38 @@
+/* preflight.h: the checks `caliber run` makes before any work (SPEC
+ * section 6), in this order: binding, sources, imports, device-count,
+ * targets, device-idle, plugin-plan, output-root. Every check runs even
+ * after one fails and prints its own name with ok or the reason; if any
+ * failed, the batch is refused before anything is written. */
+#ifndef CB_PREFLIGHT_H
+#define CB_PREFLIGHT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "caliber.h"
+#include "worker.h"
+
+struct cb_preflight {
+	const struct cb_worker_ctx *w;  /* manifest, backend, roots, plan */
+	const char *matrix_path;        /* FROZEN/task-matrix.json */
+	const char *manifest_path;      /* FROZEN/manifest.json */
+	const char *output_root;
+	const char *python;             /* interpreter for imports and targets */
+	int resume;
+	int allow_dirty_harness;
+	json_t *matrix;                 /* set by binding when it holds (caller releases) */
+	json_t *results;                /* [{name, ok, detail}], for the campaign receipt */
+	size_t failed;
+	char failed_names[256];
+};
+
+/* Run every check, printing one line each to out. Returns the number of
+ * checks that failed (0: the batch may start). */
+size_t cb_preflight_run(struct cb_preflight *pf, FILE *out);
+
+/* Whether path lies inside a sealed run root (an ancestor or path itself
+ * holds SHA256SUMS and campaign.json). */
+int cb_inside_sealed_run(const char *path);
+
+#endif

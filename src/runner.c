@@ -1,0 +1,530 @@
+/* runner.c: `caliber run` (SPEC section 6): preflights, then the frozen task
+ * matrix on one device, serially, into a run root that ends sealed. For
+ * each task: correctness in every cell, round a of the benchmark in
+ * manifest order, topology, round b in reverse order only when the
+ * candidate's topology is below the baseline's, then the task receipt.
+ * Each cell keeps one worker process across tasks unless --isolate task. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "evidence.h"
+#include "fsutil.h"
+#include "jsonio.h"
+#include "manifest.h"
+#include "matrix.h"
+#include "opts.h"
+#include "plan.h"
+#include "preflight.h"
+#include "proc.h"
+#include "receipt.h"
+#include "seal.h"
+#include "topology.h"
+#include "worker.h"
+
+/* How progress is shown (SPEC section 6, Progress). */
+enum progress { PROGRESS_LINES, PROGRESS_LIVE, PROGRESS_JSON, PROGRESS_QUIET };
+
+struct runner {
+	struct cb_worker_ctx ctx;
+	struct cb_cell_proc procs[CB_NROLES];   /* by manifest order */
+	const json_t *tasks;
+	const char *root;
+	enum progress progress;
+	long long t0_ms;                        /* this invocation's start */
+	long long task_ms_sum;                  /* for the ETA */
+	size_t tasks_timed;
+	size_t ntasks;
+};
+
+/* "1h02m" / "3m05s" / "12s" */
+static void fmt_elapsed(long long ms, char *out, size_t cap)
+{
+	long long s = ms / 1000;
+
+	if (s >= 3600)
+		snprintf(out, cap, "%lldh%02lldm", s / 3600, s / 60 % 60);
+	else if (s >= 60)
+		snprintf(out, cap, "%lldm%02llds", s / 60, s % 60);
+	else
+		snprintf(out, cap, "%llds", s);
+}
+
+/* One progress event: a cell started (done = 0) or finished. */
+static void progress(struct runner *rn, size_t i, const char *task, const char *cell,
+		     enum cb_phase p, const char *outcome, long long cell_ms)
+{
+	char el[32], eta[32] = "?";
+	long long now = cb_mono_ms() - rn->t0_ms;
+
+	if (rn->progress == PROGRESS_QUIET)
+		return;
+	if (rn->tasks_timed)
+		fmt_elapsed(rn->task_ms_sum / (long long)rn->tasks_timed * (long long)(rn->ntasks - i), eta,
+			    sizeof(eta));
+	fmt_elapsed(now, el, sizeof(el));
+	if (rn->progress == PROGRESS_JSON) {
+		json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I}", "event", outcome ? "cell-done" : "cell-start",
+				      "task_index", (json_int_t)i + 1, "tasks", (json_int_t)rn->ntasks, "task", task,
+				      "cell", cell, "phase", cb_phase_name(p), "elapsed_ms", (json_int_t)now);
+		char *s;
+		if (outcome) {
+			json_object_set_new(j, "outcome", json_string(outcome));
+			json_object_set_new(j, "cell_ms", json_integer(cell_ms));
+		}
+		s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+		printf("%s\n", s);
+		free(s);
+		json_decref(j);
+	} else if (rn->progress == PROGRESS_LIVE) {
+		printf("\r\033[K[%zu/%zu] %s  cell %s  phase %s  %s  elapsed %s  ETA %s", i + 1, rn->ntasks, task,
+		       cell, cb_phase_name(p), outcome ? outcome : "running", el, eta);
+	} else if (outcome) {
+		printf("[%zu/%zu] %s %s %s: %s (%.1fs, elapsed %s)\n", i + 1, rn->ntasks, task, cell,
+		       cb_phase_name(p), outcome, (double)cell_ms / 1000.0, el);
+	}
+	fflush(stdout);
+}
+
+/* Run one phase of one task in one cell; outcome filled. */
+static int run_cell(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
+		    int c, enum cb_phase p, const char *task_dir, enum cb_outcome *outcome,
+		    struct cb_err *err)
+{
+	struct cb_cell_proc *cp = &rn->procs[c];
+	json_t *req = cb_worker_request(&rn->ctx, task, w, cp->cell, p, task_dir, err);
+	long long t = cb_mono_ms();
+	int rc;
+
+	if (!req)
+		return -1;
+	progress(rn, i, w->id, cp->cell->name, p, NULL, 0);
+	rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, outcome, err);
+	json_decref(req);
+	if (rc == 0)
+		progress(rn, i, w->id, cp->cell->name, p, cb_outcome_name(*outcome), cb_mono_ms() - t);
+	return rc;
+}
+
+/* Round b is run only when the candidate's round-a topology (at the run's
+ * floor) is below the baseline's, both joined. */
+static int wants_round_b(struct runner *rn, const char *task_dir)
+{
+	const struct cb_manifest *m = rn->ctx.m;
+	long long counts[2];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		enum cb_role r = k ? CB_ROLE_CANDIDATE : CB_ROLE_BASELINE;
+		char *dir = cb_cell_dir(task_dir, CB_PH_ROUND_A, cb_manifest_cell(m, r)->name);
+		struct cb_topology t;
+		struct cb_err err;
+		int ok = dir && cb_topology_scan(dir, m->topology_op, m->launch_floor, &t, &err) == 0;
+
+		free(dir);
+		if (!ok)
+			return 0;
+		ok = t.joinable;
+		counts[k] = t.scoped;
+		cb_topology_free(&t);
+		if (!ok)
+			return 0;
+	}
+	return counts[1] < counts[0];
+}
+
+static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_task_result *res,
+		    struct cb_err *err)
+{
+	const struct cb_manifest *m = rn->ctx.m;
+	const struct cb_workload *w = &m->workloads[cb_json_int(task, "workload", 0)];
+	char *dir = cb_strdupf("%s/tasks/%s", rn->root, w->id);
+	char started[32], finished[32];
+	long long t0 = cb_mono_ms();
+	enum cb_outcome o;
+	json_t *extra = NULL;
+	int c, rc = -1;
+
+	cb_now_utc(started);
+	if (!dir || cb_mkdir_p(dir, 0755, err) < 0)
+		goto out;
+	for (c = 0; c < CB_NROLES; c++)
+		if (run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, dir, &o, err) < 0)
+			goto out;
+	for (c = 0; c < CB_NROLES; c++)
+		if (run_cell(rn, i, task, w, c, CB_PH_ROUND_A, dir, &o, err) < 0)
+			goto out;
+	if (wants_round_b(rn, dir))
+		for (c = CB_NROLES - 1; c >= 0; c--)
+			if (run_cell(rn, i, task, w, c, CB_PH_ROUND_B, dir, &o, err) < 0)
+				goto out;
+	cb_now_utc(finished);
+	extra = json_pack("{s:s, s:s, s:I}", "started", started, "finished", finished, "wall_ns",
+			  (json_int_t)(cb_mono_ms() - t0) * 1000000);
+	if (cb_task_finish(dir, w->id, i, w->op, m, m->launch_floor, extra, res, err) < 0)
+		goto out;
+	rn->task_ms_sum += cb_mono_ms() - t0;
+	rn->tasks_timed++;
+	if (rn->progress == PROGRESS_LIVE)
+		printf("\r\033[K");
+	if (rn->progress != PROGRESS_QUIET && rn->progress != PROGRESS_JSON)
+		printf("[%zu/%zu] %s: %c %s\n", i + 1, rn->ntasks, w->id, res->verdict, res->reason);
+	else if (rn->progress == PROGRESS_JSON)
+		printf("{\"event\": \"task-done\", \"task\": \"%s\", \"verdict\": \"%c\", \"code\": \"%s\"}\n", w->id,
+		       res->verdict, res->code);
+	fflush(stdout);
+	rc = 0;
+out:
+	json_decref(extra);
+	free(dir);
+	return rc;
+}
+
+/* --resume: tasks with a receipt are done; the first one without keeps
+ * nothing it left behind (moved aside into interrupted/, never reused). */
+static int prepare_resume(struct runner *rn, size_t *first, struct cb_task_result *res,
+			  struct cb_err *err)
+{
+	size_t i;
+
+	*first = rn->ntasks;
+	for (i = 0; i < rn->ntasks; i++) {
+		const char *id = cb_json_str(json_array_get(rn->tasks, i), "id");
+		char *tdir = cb_strdupf("%s/tasks/%s", rn->root, id);
+		char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
+		int rc = 0;
+
+		if (!tjson) {
+			free(tdir);
+			return cb_fail(err, "out of memory");
+		}
+		if (*first == rn->ntasks && cb_exists(tjson)) {
+			rc = cb_task_result_load(tjson, &res[i], err);
+		} else {
+			if (*first == rn->ntasks)
+				*first = i;
+			if (cb_exists(tdir)) {
+				char *aside = NULL;
+				int k;
+				char *adir = cb_path_join(rn->root, "interrupted");
+				rc = adir ? cb_mkdir_p(adir, 0755, err) : cb_fail(err, "out of memory");
+				for (k = 1; rc == 0; k++) {
+					free(aside);
+					aside = cb_strdupf("%s/%s-%d", adir, id, k);
+					if (!aside || !cb_exists(aside))
+						break;
+				}
+				if (rc == 0 && (!aside || rename(tdir, aside) < 0))
+					rc = cb_fail(err, "%s: cannot move aside: %s", tdir, strerror(errno));
+				else if (rc == 0)
+					printf("resume: moved the interrupted %s aside to interrupted/%s-%d\n", id, id, k);
+				free(aside);
+				free(adir);
+			}
+		}
+		free(tdir);
+		free(tjson);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Copy a frozen file into the run root, read-only. */
+static int copy_frozen(const char *src, const char *root, const char *name, struct cb_err *err)
+{
+	char *buf = NULL, *dst = cb_path_join(root, name);
+	size_t len;
+	int rc = dst ? cb_read_file(src, &buf, &len, err) : cb_fail(err, "out of memory");
+
+	if (rc == 0)
+		rc = cb_write_atomic(dst, buf, len, 0444, err);
+	free(buf);
+	free(dst);
+	return rc;
+}
+
+/* run.json: how this run was started and resumed (sealed with it). */
+static int record_invocation(const char *root, int argc, char **argv, int resume, struct cb_err *err)
+{
+	char *path = cb_path_join(root, "run.json"), now[32];
+	json_t *j = NULL, *args = json_array();
+	int i, rc;
+
+	cb_now_utc(now);
+	for (i = 0; i < argc; i++)
+		json_array_append_new(args, json_string(argv[i]));
+	if (resume && path && cb_exists(path))
+		j = cb_json_load_file(path, err);
+	if (!j) {
+		j = cb_receipt_new("caliber.run/1");
+		json_object_set_new(j, "invocations", json_array());
+	}
+	json_array_append_new(json_object_get(j, "invocations"),
+			      json_pack("{s:s, s:o, s:b, s:s, s:s}", "started", now, "argv", args, "resume", resume,
+					"caliber_version", cb_version(), "caliber_commit", cb_commit()));
+	rc = path ? cb_receipt_write(path, j, err) : cb_fail(err, "out of memory");
+	json_decref(j);
+	free(path);
+	return rc;
+}
+
+/* Parse --fail-on "K,R,X" into a set of verdict letters. */
+static int parse_fail_on(const char *s, char set[8], struct cb_err *err)
+{
+	size_t n = 0;
+
+	set[0] = '\0';
+	for (; s && *s; s++) {
+		if (*s == ',' || *s == ' ')
+			continue;
+		if (!strchr("XKBGRC", *s) || n >= 6)
+			return cb_fail(err, "--fail-on: '%c' is not a verdict (X, K, B, G, R, C)", *s);
+		set[n++] = *s;
+		set[n] = '\0';
+	}
+	return 0;
+}
+
+static int write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
+			  const char *selection, struct cb_err *err)
+{
+	const struct cb_manifest *m = rn->ctx.m;
+	char *path = cb_path_join(rn->root, "campaign.json"), *mx = cb_path_join(rn->root, "task-matrix.json");
+	char msha[CB_SHA256_HEX], now[32];
+	json_t *j = cb_receipt_new(CB_CAMPAIGN_SCHEMA), *tasks = json_array(), *counts = json_object(),
+	       *plan = json_array(), *inv = NULL;
+	size_t i;
+	int rc;
+
+	cb_now_utc(now);
+	for (i = 0; i < rn->ntasks; i++) {
+		char v[2] = { res[i].verdict, 0 };
+		json_array_append_new(tasks, cb_task_result_json(&res[i]));
+		json_object_set_new(counts, v, json_integer(cb_json_int(counts, v, 0) + 1));
+	}
+	for (i = 0; i < rn->ctx.nplugins; i++)
+		json_array_append_new(plan, json_string(rn->ctx.plugins[i]));
+	if (!mx || cb_sha256_file(mx, msha, err) < 0) {
+		free(path);
+		free(mx);
+		json_decref(j);
+		json_decref(tasks);
+		json_decref(counts);
+		json_decref(plan);
+		return -1;
+	}
+	inv = json_deep_copy(json_object_get(m->doc, "sources"));
+	json_object_set_new(j, "campaign", json_string(m->campaign));
+	json_object_set_new(j, "selection", json_string(selection));
+	json_object_set_new(j, "manifest_sha256", json_string(m->sha256));
+	json_object_set_new(j, "matrix_sha256", json_string(msha));
+	json_object_set_new(j, "inventory_sha256", json_string(cb_json_str(pf->matrix, "inventory_sha256")));
+	json_object_set_new(j, "sources", inv);
+	json_object_set_new(j, "roots", json_pack("{s:s, s:s, s:s}", "compiler", rn->ctx.build_root, "corpus",
+						  rn->ctx.corpus, "harness", cb_home()));
+	json_object_set_new(j, "device", json_pack("{s:s, s:s, s:O}", "backend", rn->ctx.backend->name,
+		rn->ctx.backend->visibility_env, rn->ctx.device, "manifest", json_object_get(m->doc, "device")));
+	json_object_set_new(j, "timer", json_deep_copy(json_object_get(m->doc, "timer")));
+	json_object_set_new(j, "plan", plan);
+	json_object_set_new(j, "worker", json_pack("{s:s}", "mode", rn->ctx.isolate ? "isolate" : "persistent"));
+	json_object_set_new(j, "preflight", json_incref(pf->results));
+	json_object_set_new(j, "launch_floor", json_integer(m->launch_floor));
+	json_object_set_new(j, "thresholds", json_pack("{s:I, s:I, s:I}", "gain_ppm", (json_int_t)cb_ppm(m->gain),
+		"regression_ppm", (json_int_t)cb_ppm(m->regression), "confidence_ppm", (json_int_t)cb_ppm(m->confidence)));
+	json_object_set_new(j, "production_default_policy", json_string(m->policy));
+	json_object_set_new(j, "status", json_string("complete"));
+	json_object_set_new(j, "finished", json_string(now));
+	json_object_set_new(j, "verdicts", counts);
+	json_object_set_new(j, "tasks", tasks);
+	rc = path ? cb_receipt_write(path, j, err) : cb_fail(err, "out of memory");
+	json_decref(j);
+	free(path);
+	free(mx);
+	return rc;
+}
+
+static const char run_about[] =
+	"Run a frozen campaign on one device, serially, into a sealed run root.\n"
+	"Preflights run first (binding, sources, imports, device-count, targets,\n"
+	"device-idle, plugin-plan, output-root); if any fails the batch is refused\n"
+	"(exit 3) and nothing is written. Then per task: correctness in every cell,\n"
+	"round a in manifest order, round b in reverse order when the candidate's\n"
+	"topology is below the baseline's, and the task receipt; at the end the\n"
+	"campaign receipt, matrix.csv, matrix.md and the seal. Each cell keeps one\n"
+	"worker process across tasks; --isolate task starts one per task, cell and\n"
+	"phase. --worker CMD replaces the worker session command (split on spaces,\n"
+	"no shell). --stop-after S stops cleanly between tasks after S seconds (exit\n"
+	"4) and --resume continues from the first task without a receipt.\n"
+	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
+	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
+
+int cmd_run(int argc, char **argv, struct cb_err *err)
+{
+	struct runner rn;
+	struct cb_manifest m;
+	struct cb_backend backend;
+	struct cb_preflight pf;
+	struct cb_task_result *res = NULL;
+	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL;
+	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
+	const char *fail_on = NULL;
+	long long stop_after = 0;
+	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0;
+	char **pos = NULL;
+	char fail_set[8] = "";
+	size_t npos, i, first = 0;
+	int c, rc;
+	const struct cb_opt opts[] = {
+		{ "manifest", CB_OPT_STR, &manifest, "FILE", "FROZEN/manifest.json (required)" },
+		{ "task-matrix", CB_OPT_STR, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
+		{ "build-root", CB_OPT_STR, &build_root, "DIR", "the compiler's root (required)" },
+		{ "corpus", CB_OPT_STR, &corpus, "DIR", "the corpus root (required)" },
+		{ "output-root", CB_OPT_STR, &output, "DIR", "the run root to create (required)" },
+		{ "worker", CB_OPT_STR, &worker, "CMD", "worker session command (default: PYTHON -m caliber_pytest.session)" },
+		{ "resume", CB_OPT_FLAG, &resume, NULL, "continue a stopped or killed run in --output-root" },
+		{ "stop-after", CB_OPT_INT, &stop_after, "S", "stop cleanly between tasks after S seconds" },
+		{ "isolate", CB_OPT_STR, &isolate, "task", "a fresh worker per task, cell and phase" },
+		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task gets one of these (e.g. K,R,X)" },
+		{ "backends", CB_OPT_STR, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
+		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable (default: manifest uuid, else 0)" },
+		{ "python", CB_OPT_STR, &python, "PATH", "interpreter for the worker and preflights (default python3)" },
+		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "no progress output" },
+		{ "json-progress", CB_OPT_FLAG, &json_progress, NULL, "one JSON object per progress event" },
+		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
+		{ NULL, 0, NULL, NULL, NULL }
+	};
+	const struct cb_cmd_spec spec = { "run", "--manifest F --task-matrix F --build-root D --corpus D --output-root D [options]",
+					  run_about, opts, 0, 0 };
+
+	rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	if (rc)
+		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	free(pos);
+	memset(&rn, 0, sizeof(rn));
+	memset(&m, 0, sizeof(m));
+	memset(&backend, 0, sizeof(backend));
+	memset(&pf, 0, sizeof(pf));
+	if (!manifest || !matrix || !build_root || !corpus || !output) {
+		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus and --output-root are required");
+		return CB_EXIT_USAGE;
+	}
+	if (isolate && strcmp(isolate, "task") != 0) {
+		cb_fail(err, "--isolate: the only unit is 'task'");
+		return CB_EXIT_USAGE;
+	}
+	if (parse_fail_on(fail_on, fail_set, err) < 0)
+		return CB_EXIT_USAGE;
+	rc = CB_EXIT_FAIL;
+	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(backends, m.backend, &backend, err) < 0)
+		goto out;
+	if (resume && cb_is_sealed(output)) {
+		/* Killed while sealing, or simply done: finish and say so. */
+		if (cb_seal_finish(output, err) < 0 || cb_verify_or_fail(output, err) < 0)
+			goto out;
+		printf("run: %s is already complete and sealed; nothing to resume\n", output);
+		rc = CB_EXIT_OK;
+		goto out;
+	}
+	if (cb_worker_ctx_init(&rn.ctx, &m, &backend, corpus, build_root, device, python, worker,
+			       isolate != NULL, err) < 0)
+		goto out;
+
+	pf.w = &rn.ctx;
+	pf.manifest_path = manifest;
+	pf.matrix_path = matrix;
+	pf.output_root = output;
+	pf.python = python;
+	pf.resume = resume;
+	pf.allow_dirty_harness = allow_dirty;
+	if (cb_preflight_run(&pf, stdout) > 0) {
+		cb_fail(err, "preflight refused the batch: %zu check%s failed (%s); nothing was written", pf.failed,
+			pf.failed == 1 ? "" : "s", pf.failed_names);
+		rc = CB_EXIT_PREFLIGHT;
+		goto out;
+	}
+
+	rn.root = output;
+	rn.tasks = json_object_get(pf.matrix, "tasks");
+	rn.ntasks = json_array_size(rn.tasks);
+	rn.t0_ms = cb_mono_ms();
+	rn.progress = quiet ? PROGRESS_QUIET : json_progress ? PROGRESS_JSON
+				: isatty(STDOUT_FILENO) ? PROGRESS_LIVE : PROGRESS_LINES;
+	res = calloc(rn.ntasks ? rn.ntasks : 1, sizeof(*res));
+	if (!res)
+		goto out;
+	if (!resume) {
+		/* The skeleton appears whole or not at all, so a run root that
+		 * exists can always be resumed. */
+		const char *slash = strrchr(matrix, '/');
+		char *inv = slash ? cb_strdupf("%.*s/%s", (int)(slash - matrix), matrix, CB_FROZEN_INVENTORY)
+				  : strdup(CB_FROZEN_INVENTORY);
+		char *tmp = cb_strdupf("%s.tmp.XXXXXX", output);
+		int ok = inv && tmp && mkdtemp(tmp) && copy_frozen(manifest, tmp, "manifest.json", err) == 0 &&
+			 copy_frozen(matrix, tmp, "task-matrix.json", err) == 0 &&
+			 copy_frozen(inv, tmp, CB_FROZEN_INVENTORY, err) == 0 && chmod(tmp, 0755) == 0 &&
+			 rename(tmp, output) == 0;
+		if (!ok) {
+			struct cb_err ignored;
+			if (!err->msg[0])
+				cb_fail(err, "%s: cannot create the run root: %s", output, strerror(errno));
+			if (tmp)
+				cb_rm_rf(tmp, &ignored);
+		}
+		free(inv);
+		free(tmp);
+		if (!ok)
+			goto out;
+	} else if (prepare_resume(&rn, &first, res, err) < 0) {
+		goto out;
+	}
+	if (record_invocation(output, argc, argv, resume, err) < 0)
+		goto out;
+	for (c = 0; c < CB_NROLES; c++) {
+		rn.procs[c].cell = &m.cells[c];
+		rn.procs[c].child = (struct cb_child)CB_CHILD_INIT;
+	}
+	for (i = first; i < rn.ntasks; i++) {
+		if (stop_after > 0 && i > first && cb_mono_ms() - rn.t0_ms >= stop_after * 1000) {
+			printf("stopped after %zu of %zu tasks (--stop-after %lld); continue with --resume\n", i,
+			       rn.ntasks, stop_after);
+			rc = CB_EXIT_STOPPED;
+			goto out;
+		}
+		if (run_task(&rn, i, json_array_get(rn.tasks, i), &res[i], err) < 0)
+			goto out;
+	}
+	for (c = 0; c < CB_NROLES; c++)
+		cb_cell_proc_stop(&rn.procs[c]);
+	if (write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), err) < 0 ||
+	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 || cb_seal(output, err) < 0)
+		goto out;
+	printf("run: %zu tasks, sealed %s\n", rn.ntasks, output);
+	rc = CB_EXIT_OK;
+	if (fail_set[0]) {
+		size_t hits = 0;
+		for (i = 0; i < rn.ntasks; i++)
+			hits += strchr(fail_set, res[i].verdict) != NULL;
+		if (hits) {
+			cb_fail(err, "--fail-on %s: %zu task%s got one of these verdicts", fail_on, hits,
+				hits == 1 ? "" : "s");
+			rc = CB_EXIT_GATE;
+		}
+	}
+out:
+	for (c = 0; c < CB_NROLES; c++)
+		cb_cell_proc_free(&rn.procs[c]);
+	for (i = 0; res && i < rn.ntasks; i++)
+		cb_task_result_release(&res[i]);
+	free(res);
+	cb_worker_ctx_release(&rn.ctx);
+	json_decref(pf.matrix);
+	json_decref(pf.results);
+	cb_backend_free(&backend);
+	cb_manifest_free(&m);
+	return rc;
+}

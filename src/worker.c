@@ -1,0 +1,648 @@
+/* worker.c: worker environments, requests, and cell receipts. */
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cmd.h"
+#include "fsutil.h"
+#include "jsonio.h"
+#include "opts.h"
+#include "receipt.h"
+
+const char *const cb_env_passthrough[] = {
+	"PATH", "LANG", "LC_ALL", "TZ", "USER", "LOGNAME", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
+	"PARALLEL_WARMUP_GPUS", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+	"NVSHMEM_DISABLE_NVLS", NULL
+};
+
+int cb_env_set(struct cb_env *e, const char *key, const char *value)
+{
+	size_t i, kl = strlen(key);
+	char *kv = cb_strdupf("%s=%s", key, value);
+
+	if (!kv)
+		return -1;
+	for (i = 0; i < e->n; i++)
+		if (strncmp(e->v[i], key, kl) == 0 && e->v[i][kl] == '=') {
+			free(e->v[i]);
+			e->v[i] = kv;
+			return 0;
+		}
+	if (e->n + 2 > e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 32;
+		char **v = realloc(e->v, cap * sizeof(*v));
+		if (!v) {
+			free(kv);
+			return -1;
+		}
+		e->v = v;
+		e->cap = cap;
+	}
+	e->v[e->n++] = kv;
+	e->v[e->n] = NULL;
+	return 0;
+}
+
+const char *cb_env_get(const struct cb_env *e, const char *key)
+{
+	size_t i, kl = strlen(key);
+
+	for (i = 0; i < e->n; i++)
+		if (strncmp(e->v[i], key, kl) == 0 && e->v[i][kl] == '=')
+			return e->v[i] + kl + 1;
+	return NULL;
+}
+
+void cb_env_free(struct cb_env *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->n; i++)
+		free(e->v[i]);
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+/* value with {harness}, {build_root} and {corpus} replaced. */
+static char *expand(const struct cb_worker_ctx *ctx, const char *value)
+{
+	static const char *const keys[] = { "{harness}", "{build_root}", "{corpus}" };
+	const char *vals[] = { cb_home(), ctx->build_root, ctx->corpus };
+	struct cb_buf b = CB_BUF_INIT;
+	const char *p = value;
+
+	while (*p) {
+		size_t k;
+		for (k = 0; k < 3; k++)
+			if (strncmp(p, keys[k], strlen(keys[k])) == 0)
+				break;
+		if (k < 3) {
+			cb_buf_adds(&b, vals[k]);
+			p += strlen(keys[k]);
+		} else {
+			cb_buf_add(&b, p++, 1);
+		}
+	}
+	return cb_buf_detach(&b, NULL);
+}
+
+/* The folder to put on PYTHONPATH so that the compiler's import module
+ * resolves inside the build root: the root itself when it holds the
+ * package, its parent when it is the package. */
+static char *build_root_path(const struct cb_worker_ctx *ctx)
+{
+	const char *mod = ctx->m->sources[CB_SRC_COMPILER].import;
+	char *inside = mod ? cb_strdupf("%s/%s/__init__.py", ctx->build_root, mod) : NULL;
+	char *self = cb_strdupf("%s/__init__.py", ctx->build_root);
+	char *out;
+
+	if (inside && cb_exists(inside))
+		out = strdup(ctx->build_root);
+	else if (self && cb_exists(self)) {
+		const char *slash = strrchr(ctx->build_root, '/');
+		out = slash && slash != ctx->build_root ? strndup(ctx->build_root, (size_t)(slash - ctx->build_root))
+							 : strdup("/");
+	} else
+		out = strdup(ctx->build_root);
+	free(inside);
+	free(self);
+	return out;
+}
+
+int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, const char *dir,
+		  struct cb_env *env, json_t **overlay, struct cb_err *err)
+{
+	static const char *const sub[] = { "home", "home/.cache", "triton", "flaggems" };
+	static const char *const vars[] = { "HOME", "XDG_CACHE_HOME", "TRITON_CACHE_DIR", "FLAGGEMS_CACHE_DIR" };
+	const char *k, *v;
+	json_t *ov = json_object(), *jv;
+	char *bpath = build_root_path(ctx), *pp = NULL, *extra = NULL;
+	size_t i;
+	int rc = -1;
+
+	memset(env, 0, sizeof(*env));
+	if (!ov || !bpath)
+		goto oom;
+	for (i = 0; cb_env_passthrough[i]; i++) {
+		const char *val = getenv(cb_env_passthrough[i]);
+		if (val && cb_env_set(env, cb_env_passthrough[i], val) < 0)
+			goto oom;
+	}
+	/* What caliber sets, in the order it wins: caches, paths, device,
+	 * CALIBER_*, then the overlay (which may not touch CALIBER_*). */
+	for (i = 0; i < 4; i++) {
+		char *p = cb_path_join(dir, sub[i]);
+		if (!p || cb_mkdir_p(p, 0700, err) < 0) {
+			free(p);
+			goto fail;
+		}
+		json_object_set_new(ov, vars[i], json_string(p));
+		free(p);
+	}
+	v = json_string_value(json_object_get(cell->env, "PYTHONPATH"));
+	extra = v ? expand(ctx, v) : NULL;
+	pp = cb_strdupf("%s/python:%s:%s%s%s", cb_home(), ctx->corpus, bpath, extra ? ":" : "",
+			extra ? extra : "");
+	if (!pp)
+		goto oom;
+	json_object_set_new(ov, "PYTHONPATH", json_string(pp));
+	json_object_set_new(ov, "PYTHONDONTWRITEBYTECODE", json_string("1"));
+	json_object_set_new(ov, "PYTHONUNBUFFERED", json_string("1"));
+	json_object_set_new(ov, ctx->backend->visibility_env, json_string(ctx->device));
+	json_object_set_new(ov, "CALIBER_REPLY_FD", json_string("3"));
+	json_object_set_new(ov, "CALIBER_CORPUS", json_string(ctx->corpus));
+	json_object_set_new(ov, "CALIBER_BACKEND", json_string(ctx->backend->name));
+	json_object_set_new(ov, "CALIBER_GRAPH_CAPTURE",
+			    json_string(ctx->backend->graph_capture && strcmp(ctx->m->graph_capture, "auto") == 0
+					? "1" : "0"));
+	json_object_foreach((json_t *)cell->env, k, jv) {
+		char *val;
+		if (strcmp(k, "PYTHONPATH") == 0)
+			continue;
+		val = expand(ctx, json_string_value(jv));
+		if (!val)
+			goto oom;
+		json_object_set_new(ov, k, json_string(val));
+		free(val);
+	}
+	json_object_foreach(ov, k, jv)
+		if (cb_env_set(env, k, json_string_value(jv)) < 0)
+			goto oom;
+	*overlay = ov;
+	ov = NULL;
+	rc = 0;
+	goto out;
+oom:
+	cb_fail(err, "worker environment: out of memory");
+fail:
+	cb_env_free(env);
+out:
+	json_decref(ov);
+	free(bpath);
+	free(pp);
+	free(extra);
+	return rc;
+}
+
+/* Join a workload's dtypes with ';'. */
+static char *dtypes_of(const struct cb_workload *w)
+{
+	struct cb_buf b = CB_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < w->ndtypes; i++)
+		cb_buf_addf(&b, "%s%s", i ? ";" : "", w->dtypes[i]);
+	return cb_buf_detach(&b, NULL);
+}
+
+json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
+			  const struct cb_workload *w, const struct cb_cell *cell, enum cb_phase p,
+			  const char *task_dir, struct cb_err *err)
+{
+	const struct cb_cell *base = cb_manifest_cell(ctx->m, CB_ROLE_BASELINE);
+	const int record = cell->role == CB_ROLE_BASELINE && p != CB_PH_ROUND_B;
+	char *dir = cb_cell_dir(task_dir, p, cell->name);
+	char *rdir = cb_cell_dir(task_dir, p == CB_PH_CORRECTNESS ? CB_PH_CORRECTNESS : CB_PH_ROUND_A, base->name);
+	char *afile = NULL, *dt = dtypes_of(w), *shapes = NULL, *timer = NULL;
+	const char **args = cb_matrix_args(task, p == CB_PH_CORRECTNESS ? "correctness_args" : "benchmark_args");
+	json_t *argv = json_pack("[s, s, s]", "-q", "-p", "no:cacheprovider"), *env, *req = NULL;
+	size_t i;
+
+	afile = record ? cb_path_join(dir, "autotune.jsonl") : rdir ? cb_path_join(rdir, "autotune.jsonl") : NULL;
+	shapes = w->shapes ? json_dumps(w->shapes, JSON_COMPACT | JSON_SORT_KEYS) : strdup("{}");
+	timer = json_dumps(json_object_get(ctx->m->doc, "timer"), JSON_COMPACT | JSON_SORT_KEYS);
+	if (!dir || !rdir || !afile || !dt || !shapes || !timer || !args || !argv) {
+		cb_fail(err, "request: out of memory");
+		goto out;
+	}
+	for (i = 0; i < ctx->nplugins; i++) {
+		json_array_append_new(argv, json_string("-p"));
+		json_array_append_new(argv, json_string(ctx->plugins[i]));
+	}
+	for (i = 0; args[i]; i++)
+		json_array_append_new(argv, json_string(args[i]));
+	env = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+			"CALIBER_CELL_DIR", dir, "CALIBER_TASK", w->id, "CALIBER_CELL", cell->name,
+			"CALIBER_ROLE", cb_role_name(cell->role), "CALIBER_PHASE", cb_phase_name(p),
+			"CALIBER_AUTOTUNE_MODE", record ? "record" : "replay", "CALIBER_AUTOTUNE_FILE", afile,
+			"CALIBER_DTYPES", dt, "CALIBER_SHAPES", shapes, "CALIBER_TIMER", timer);
+	req = json_pack("{s:o, s:s, s:s, s:o, s:s, s:s}", "argv", argv, "cell", cell->name, "dir", dir,
+			"env", env, "phase", cb_phase_name(p), "task", w->id);
+	argv = NULL;
+	if (!req)
+		cb_fail(err, "request: out of memory");
+out:
+	json_decref(argv);
+	free(args);
+	free(dir);
+	free(rdir);
+	free(afile);
+	free(dt);
+	free(shapes);
+	free(timer);
+	return req;
+}
+
+int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
+		       const struct cb_backend *b, const char *corpus, const char *build_root,
+		       const char *device, const char *python, const char *worker_cmd, int isolate,
+		       struct cb_err *err)
+{
+	static const char *argv_store[32];
+	const char *tmp = getenv("TMPDIR");
+	char *cmd, *tok, *save = NULL;
+	size_t n = 0;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->m = m;
+	ctx->backend = b;
+	ctx->device = device ? device : m->device_uuid ? m->device_uuid : "0";
+	ctx->isolate = isolate;
+	ctx->own[0] = cb_resolve(corpus);
+	ctx->own[1] = cb_resolve(build_root);
+	ctx->own[2] = cb_strdupf("%s/caliber-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	ctx->own[3] = worker_cmd ? strdup(worker_cmd) : cb_strdupf("%s -m caliber_pytest.session", python);
+	if (!ctx->own[0] || !ctx->own[1] || !ctx->own[2] || !ctx->own[3]) {
+		cb_worker_ctx_release(ctx);
+		return cb_fail(err, "out of memory");
+	}
+	if (!mkdtemp(ctx->own[2])) {
+		cb_fail(err, "%s: cannot create the scratch folder: %s", ctx->own[2], strerror(errno));
+		free(ctx->own[2]);
+		ctx->own[2] = NULL;
+		cb_worker_ctx_release(ctx);
+		return -1;
+	}
+	ctx->corpus = ctx->own[0];
+	ctx->build_root = ctx->own[1];
+	ctx->scratch = ctx->own[2];
+	cmd = ctx->own[3];
+	for (tok = strtok_r(cmd, " ", &save); tok && n < 31; tok = strtok_r(NULL, " ", &save))
+		argv_store[n++] = tok;
+	argv_store[n] = NULL;
+	if (n == 0) {
+		cb_worker_ctx_release(ctx);
+		return cb_fail(err, "--worker: empty command");
+	}
+	ctx->worker_argv = argv_store;
+	cb_plan(b, ctx->plugins, sizeof(ctx->plugins) / sizeof(ctx->plugins[0]), &ctx->nplugins);
+	return 0;
+}
+
+void cb_worker_ctx_release(struct cb_worker_ctx *ctx)
+{
+	int i;
+
+	if (ctx->own[2]) {
+		struct cb_err ignored;
+		cb_rm_rf(ctx->own[2], &ignored);
+	}
+	for (i = 0; i < 4; i++)
+		free(ctx->own[i]);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
+/* Start the cell's worker in a fresh private folder. */
+static int spawn_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err)
+{
+	free(cp->dir);
+	cb_env_free(&cp->env);
+	json_decref(cp->overlay);
+	cp->overlay = NULL;
+	cp->dir = cb_strdupf("%s/%s-%d", ctx->scratch, cp->cell->name, cp->spawned++);
+	if (!cp->dir)
+		return cb_fail(err, "out of memory");
+	if (cb_worker_env(ctx, cp->cell, cp->dir, &cp->env, &cp->overlay, err) < 0)
+		return -1;
+	if (cb_child_spawn(&cp->child, ctx->worker_argv, cp->env.v, 1, err) < 0)
+		return cb_prefix(err, "cell %s: worker", cp->cell->name);
+	cp->alive = 1;
+	return 0;
+}
+
+void cb_cell_proc_stop(struct cb_cell_proc *cp)
+{
+	enum cb_wait what;
+	char *line = NULL;
+	struct cb_err err;
+
+	if (!cp->alive)
+		return;
+	cb_child_close_stdin(&cp->child);
+	if (cb_child_wait(&cp->child, -1, cb_mono_ms() + 5000, &what, &line, &err) == 0 &&
+	    what != CB_WAIT_EXITED)
+		cb_child_kill(&cp->child, 1000);
+	free(line);
+	cb_child_release(&cp->child);
+	cp->alive = 0;
+}
+
+void cb_cell_proc_free(struct cb_cell_proc *cp)
+{
+	if (!cp)
+		return;
+	if (cp->alive) {
+		cb_child_kill(&cp->child, 1000);
+		cb_child_release(&cp->child);
+		cp->alive = 0;
+	}
+	cb_env_free(&cp->env);
+	json_decref(cp->overlay);
+	free(cp->dir);
+	cp->overlay = NULL;
+	cp->dir = NULL;
+}
+
+/* Sorted names of what the worker left in the cell folder. */
+static json_t *outputs_of(const char *dir)
+{
+	json_t *a = json_array();
+	char **names = NULL;
+	size_t n = 0, i;
+	struct cb_err err;
+
+	if (cb_list_dir(dir, &names, &n, &err) == 0)
+		for (i = 0; i < n; i++)
+			if (strcmp(names[i], "cell.json") != 0)
+				json_array_append_new(a, json_string(names[i]));
+	cb_strv_free(names, n);
+	return a;
+}
+
+static int file_in(const char *dir, const char *name)
+{
+	char *p = cb_path_join(dir, name);
+	int r = p && cb_exists(p);
+
+	free(p);
+	return r;
+}
+
+/* The outcome of a reply's pytest exit code. */
+static enum cb_outcome outcome_of_exit(long long code)
+{
+	switch (code) {
+	case 0: return CB_OUT_PASSED;
+	case 1: return CB_OUT_FAILED;
+	case 5: return CB_OUT_UNSUPPORTED;
+	default: return CB_OUT_ERROR;
+	}
+}
+
+int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t *request,
+		const char *task, enum cb_phase p, long long timeout_s, enum cb_outcome *outcome,
+		struct cb_err *err)
+{
+	const char *dir = cb_json_str(request, "dir");
+	char *log = cb_path_join(dir, "worker.log"), *line = NULL, *req = NULL, *path = NULL;
+	char started[32], finished[32], detail[512] = "", how[64] = "";
+	struct timespec t0;
+	enum cb_wait what = CB_WAIT_EXITED;
+	long long pytest_exit = -1;
+	json_t *r = NULL, *reply = NULL;
+	int fresh = 0, log_fd = -1, rc = -1, timed_out = 0, replied = 0;
+
+	if (!log || cb_mkdir_p(dir, 0755, err) < 0)
+		goto out;
+	log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (log_fd < 0) {
+		cb_fail(err, "%s: %s", log, strerror(errno));
+		goto out;
+	}
+	if (!cp->alive) {
+		if (spawn_worker(ctx, cp, err) < 0)
+			goto out;
+		fresh = 1;
+	}
+	cb_now_utc(started);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	{
+		char *j = json_dumps(request, JSON_COMPACT | JSON_SORT_KEYS);
+		req = j ? cb_strdupf("%s\n", j) : NULL;
+		free(j);
+	}
+	if (!req) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	{
+		/* A worker that died before reading shows up as EXITED below. */
+		size_t n = strlen(req), done = 0;
+		while (done < n) {
+			ssize_t w = write(cp->child.in_fd, req + done, n - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			done += (size_t)w;
+		}
+	}
+	if (ctx->isolate)
+		cb_child_close_stdin(&cp->child);
+	if (cb_child_wait(&cp->child, log_fd, cb_mono_ms() + timeout_s * 1000, &what, &line, err) < 0)
+		goto out;
+	if (what == CB_WAIT_REPLY) {
+		json_error_t je;
+		replied = 1;
+		reply = json_loads(line, 0, &je);
+		if (!reply || !json_is_integer(json_object_get(reply, "exit"))) {
+			*outcome = CB_OUT_ERROR;
+			snprintf(detail, sizeof(detail), "malformed reply: %.200s", line);
+		} else {
+			pytest_exit = json_integer_value(json_object_get(reply, "exit"));
+			*outcome = outcome_of_exit(pytest_exit);
+			if (cb_json_str(reply, "error"))
+				snprintf(detail, sizeof(detail), "worker error: %s", cb_json_str(reply, "error"));
+			else
+				snprintf(detail, sizeof(detail), "pytest exit %lld", pytest_exit);
+		}
+	} else if (what == CB_WAIT_TIMEOUT) {
+		timed_out = 1;
+		*outcome = CB_OUT_TIMEOUT;
+		cb_child_kill(&cp->child, 2000);
+		snprintf(detail, sizeof(detail), "no reply within %lld s; process group killed", timeout_s);
+	} else {
+		cb_child_release(&cp->child);
+		cb_describe_status(cp->child.status, how, sizeof(how));
+		*outcome = CB_OUT_CRASHED;
+		snprintf(detail, sizeof(detail), "worker %s without replying", how);
+		cp->alive = 0;
+	}
+	/* A worker that timed out, crashed or erred is not trusted again; in
+	 * isolate mode every worker ends here. */
+	if (cp->alive && (ctx->isolate || *outcome == CB_OUT_TIMEOUT || *outcome == CB_OUT_ERROR)) {
+		if (*outcome == CB_OUT_TIMEOUT)
+			cb_child_release(&cp->child);
+		else
+			cb_cell_proc_stop(cp);
+		if (!how[0])
+			cb_describe_status(cp->child.status, how, sizeof(how));
+		cp->alive = 0;
+	}
+	if (file_in(dir, "replay_miss.json")) {
+		*outcome = CB_OUT_REPLAY_MISS;
+		snprintf(detail, sizeof(detail), "autotune replay found no recorded config (replay_miss.json)");
+	} else if (p != CB_PH_CORRECTNESS && *outcome == CB_OUT_PASSED &&
+		   (!file_in(dir, "timing.jsonl") || !file_in(dir, "ir/index.tsv"))) {
+		*outcome = CB_OUT_MISSING_OUTPUT;
+		snprintf(detail, sizeof(detail), "the benchmark passed but left no %s",
+			 file_in(dir, "timing.jsonl") ? "ir/index.tsv" : "timing.jsonl");
+	}
+	cb_now_utc(finished);
+	r = cb_receipt_new(CB_CELL_SCHEMA);
+	json_object_set_new(r, "task", json_string(task));
+	json_object_set_new(r, "cell", json_string(cp->cell->name));
+	json_object_set_new(r, "role", json_string(cb_role_name(cp->cell->role)));
+	json_object_set_new(r, "phase", json_string(cb_phase_name(p)));
+	json_object_set_new(r, "argv", json_deep_copy(json_object_get(request, "argv")));
+	json_object_set_new(r, "env", json_deep_copy(json_object_get(request, "env")));
+	json_object_set_new(r, "worker", json_pack("{s:o, s:s, s:I, s:b, s:O}",
+		"argv", json_array(), "mode", ctx->isolate ? "isolate" : "persistent",
+		"pid", (json_int_t)cp->child.pid, "fresh", fresh, "env_overlay", cp->overlay));
+	{
+		json_t *wa = json_object_get(json_object_get(r, "worker"), "argv");
+		const char **a;
+		for (a = ctx->worker_argv; *a; a++)
+			json_array_append_new(wa, json_string(*a));
+	}
+	{
+		json_t *plan = json_array();
+		size_t i;
+		for (i = 0; i < ctx->nplugins; i++)
+			json_array_append_new(plan, json_string(ctx->plugins[i]));
+		json_object_set_new(r, "plan", plan);
+	}
+	json_object_set_new(r, "started", json_string(started));
+	json_object_set_new(r, "finished", json_string(finished));
+	json_object_set_new(r, "wall_ns", json_integer(cb_mono_ns_since(&t0)));
+	json_object_set_new(r, "timeout_s", json_integer(timeout_s));
+	json_object_set_new(r, "exit", json_pack("{s:b, s:o, s:b, s:s}", "replied", replied,
+		"pytest_exit", pytest_exit >= 0 ? json_integer(pytest_exit) : json_null(),
+		"timed_out", timed_out, "process", how[0] ? how : "running"));
+	json_object_set_new(r, "outcome", json_string(cb_outcome_name(*outcome)));
+	json_object_set_new(r, "detail", json_string(detail));
+	json_object_set_new(r, "outputs", outputs_of(dir));
+	path = cb_path_join(dir, "cell.json");
+	rc = path ? cb_receipt_write(path, r, err) : cb_fail(err, "out of memory");
+out:
+	if (log_fd >= 0)
+		close(log_fd);
+	json_decref(reply);
+	json_decref(r);
+	free(line);
+	free(req);
+	free(log);
+	free(path);
+	return rc;
+}
+
+static const char worker_about[] =
+	"Run one phase of one task in one cell by hand, exactly as `caliber run`\n"
+	"does: the cell's clean environment with fresh private caches, the plugin\n"
+	"plan of the backend (refused when empty), the task's pytest selection, and\n"
+	"the cell receipt. Writes <out>/cells/<phase>-<cell>/ and prints its outcome.\n"
+	"No preflight runs; for a campaign use `caliber run`.";
+
+int cmd_worker(int argc, char **argv, struct cb_err *err)
+{
+	struct cb_manifest m;
+	struct cb_backend backend;
+	struct cb_worker_ctx ctx;
+	struct cb_cell_proc cp;
+	const char *manifest = NULL, *matrix = NULL, *task_id = NULL, *cell = NULL, *phase = NULL;
+	const char *corpus = NULL, *build_root = NULL, *out = NULL, *worker = NULL, *backends = NULL;
+	const char *device = NULL, *python = "python3";
+	const json_t *task = NULL, *t;
+	json_t *mx = NULL, *req = NULL;
+	enum cb_outcome outcome;
+	char **pos = NULL;
+	size_t npos, i;
+	int p, c, rc;
+	const struct cb_opt opts[] = {
+		{ "manifest", CB_OPT_STR, &manifest, "FILE", "FROZEN/manifest.json (required)" },
+		{ "task-matrix", CB_OPT_STR, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
+		{ "task", CB_OPT_STR, &task_id, "ID", "task id (required)" },
+		{ "cell", CB_OPT_STR, &cell, "NAME", "cell name (required)" },
+		{ "phase", CB_OPT_STR, &phase, "correctness|a|b", "phase (required)" },
+		{ "corpus", CB_OPT_STR, &corpus, "DIR", "the corpus root (required)" },
+		{ "build-root", CB_OPT_STR, &build_root, "DIR", "the compiler's root (required)" },
+		{ "out", CB_OPT_STR, &out, "DIR", "the task folder to write into (required)" },
+		{ "worker", CB_OPT_STR, &worker, "CMD", "worker session command" },
+		{ "backends", CB_OPT_STR, &backends, "DIR", "folder of backend files" },
+		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable" },
+		{ "python", CB_OPT_STR, &python, "PATH", "interpreter (default python3)" },
+		{ NULL, 0, NULL, NULL, NULL }
+	};
+	const struct cb_cmd_spec spec = { "worker", "--manifest F --task-matrix F --task ID --cell NAME --phase P --corpus D --build-root D --out DIR",
+					  worker_about, opts, 0, 0 };
+
+	rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	if (rc)
+		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	free(pos);
+	memset(&m, 0, sizeof(m));
+	memset(&backend, 0, sizeof(backend));
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&cp, 0, sizeof(cp));
+	cp.child = (struct cb_child)CB_CHILD_INIT;
+	if (!manifest || !matrix || !task_id || !cell || !phase || !corpus || !build_root || !out) {
+		cb_fail(err, "--manifest, --task-matrix, --task, --cell, --phase, --corpus, --build-root and --out are required");
+		return CB_EXIT_USAGE;
+	}
+	for (p = 0; p < CB_NPHASES; p++)
+		if (strcmp(phase, cb_phase_name((enum cb_phase)p)) == 0)
+			break;
+	if (p == CB_NPHASES) {
+		cb_fail(err, "--phase: expected correctness, a or b, got '%s'", phase);
+		return CB_EXIT_USAGE;
+	}
+	rc = CB_EXIT_FAIL;
+	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(backends, m.backend, &backend, err) < 0 ||
+	    !(mx = cb_matrix_load_bound(matrix, &m, err)))
+		goto out;
+	json_array_foreach(json_object_get(mx, "tasks"), i, t)
+		if (strcmp(cb_json_str(t, "id"), task_id) == 0)
+			task = t;
+	for (c = 0; c < CB_NROLES; c++)
+		if (strcmp(m.cells[c].name, cell) == 0)
+			cp.cell = &m.cells[c];
+	if (!task || !cp.cell) {
+		cb_fail(err, "%s: no %s '%s' in this campaign", task ? manifest : matrix, task ? "cell" : "task",
+			task ? cell : task_id);
+		goto out;
+	}
+	if (cb_worker_ctx_init(&ctx, &m, &backend, corpus, build_root, device, python, worker, 1, err) < 0)
+		goto out;
+	if (ctx.nplugins == 0) {
+		cb_fail(err, "backend '%s' declares no capability: the plugin plan is empty; refusing to run pytest without plugins",
+			backend.name);
+		goto out;
+	}
+	req = cb_worker_request(&ctx, task, &m.workloads[cb_json_int(task, "workload", 0)], cp.cell,
+				(enum cb_phase)p, out, err);
+	if (!req || cb_cell_run(&ctx, &cp, req, task_id, (enum cb_phase)p, cb_json_int(task, "timeout_s", 60),
+				&outcome, err) < 0)
+		goto out;
+	printf("worker: %s %s %s: %s (%s)\n", task_id, cell, phase, cb_outcome_name(outcome),
+	       cb_json_str(req, "dir"));
+	rc = outcome == CB_OUT_PASSED ? CB_EXIT_OK : CB_EXIT_FAIL;
+	if (rc != CB_EXIT_OK)
+		cb_fail(err, "%s %s %s: %s", task_id, cell, phase, cb_outcome_name(outcome));
+out:
+	cb_cell_proc_free(&cp);
+	cb_worker_ctx_release(&ctx);
+	json_decref(req);
+	json_decref(mx);
+	cb_backend_free(&backend);
+	cb_manifest_free(&m);
+	return rc;
+}

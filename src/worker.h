@@ -1,0 +1,95 @@
+/* worker.h: one cell's worker process (SPEC section 7, docs/formats.md
+ * "Worker session protocol"): its clean environment with private caches,
+ * the requests it receives, and the cell receipt of each request. The
+ * runner keeps one worker per cell alive across tasks (or one per request
+ * with --isolate task); `caliber worker` runs a single request by hand. */
+#ifndef CB_WORKER_H
+#define CB_WORKER_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "caliber.h"
+#include "evidence.h"
+#include "manifest.h"
+#include "matrix.h"
+#include "plan.h"
+#include "proc.h"
+
+/* An environment under construction, "KEY=VALUE" strings. */
+struct cb_env {
+	char **v;       /* NULL-terminated */
+	size_t n, cap;
+};
+
+int cb_env_set(struct cb_env *e, const char *key, const char *value);
+const char *cb_env_get(const struct cb_env *e, const char *key);
+void cb_env_free(struct cb_env *e);
+
+/* Variables passed through from caliber's own environment when set. */
+extern const char *const cb_env_passthrough[];
+
+/* What stays the same for every worker of a run. */
+struct cb_worker_ctx {
+	char *own[4];                /* what init allocated: roots, scratch, command */
+	const struct cb_manifest *m;
+	const struct cb_backend *backend;
+	const char *corpus;          /* absolute */
+	const char *build_root;      /* absolute */
+	const char *device;          /* value of the visibility variable */
+	const char *plugins[16];     /* the plan */
+	size_t nplugins;
+	const char **worker_argv;    /* the session command (NULL-terminated) */
+	const char *scratch;         /* private caches live under here */
+	int isolate;                 /* a fresh process per request */
+};
+
+/* Set up a context: resolve the roots, create the scratch folder (under
+ * $TMPDIR), split the worker command on spaces (no shell; default
+ * "<python> -m caliber_pytest.session"), and derive the plugin plan. */
+int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
+		       const struct cb_backend *b, const char *corpus, const char *build_root,
+		       const char *device, const char *python, const char *worker_cmd, int isolate,
+		       struct cb_err *err);
+/* Remove the scratch folder and free what init allocated. */
+void cb_worker_ctx_release(struct cb_worker_ctx *ctx);
+
+/* A cell's worker process, alive across requests in persistent mode. */
+struct cb_cell_proc {
+	const struct cb_cell *cell;
+	struct cb_child child;
+	int alive;
+	int spawned;                 /* processes started for this cell so far */
+	char *dir;                   /* its private folder (caches, HOME) */
+	struct cb_env env;
+	json_t *overlay;             /* what caliber set, for receipts */
+};
+
+/* Build the environment of a worker of cell from nothing: passed-through
+ * variables, private HOME and caches under dir, PYTHONPATH, the pinned
+ * device, CALIBER_* and the cell's overlay (with {harness}, {build_root}
+ * and {corpus} expanded). overlay receives every variable caliber set. */
+int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, const char *dir,
+		  struct cb_env *env, json_t **overlay, struct cb_err *err);
+
+/* The request of one task, phase and cell (docs/formats.md): pytest argv
+ * with -p for every planned plugin, and the per-request environment. */
+json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
+			  const struct cb_workload *w, const struct cb_cell *cell, enum cb_phase p,
+			  const char *task_dir, struct cb_err *err);
+
+/* Send one request to the cell's worker (starting one when none is alive),
+ * wait for its reply within timeout_s, copy what it prints to
+ * <cell dir>/worker.log, decide the outcome, and write <cell dir>/cell.json.
+ * A timeout or crash kills the worker's process group; the next request
+ * starts a fresh one. Returns -1 only on caliber's own failure. */
+int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t *request,
+		const char *task, enum cb_phase p, long long timeout_s, enum cb_outcome *outcome,
+		struct cb_err *err);
+
+/* End a cell's worker: EOF on stdin, a short wait, then kill. */
+void cb_cell_proc_stop(struct cb_cell_proc *cp);
+void cb_cell_proc_free(struct cb_cell_proc *cp);
+
+#endif

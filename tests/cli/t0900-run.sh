@@ -1,0 +1,188 @@
+#!/bin/sh
+# caliber run on CPU with the test workers of tests/workers/: preflight
+# lines, verdicts, seal, both worker modes, every failure path, refusals,
+# --stop-after, --resume after SIGKILL at random moments, --fail-on.
+. "$(dirname "$0")/lib.sh"
+
+D="$CALIBER_ROOT/tests/data/campaign-cpu"
+W="$CALIBER_ROOT/tests/workers"
+PY=${PYTHON:-python3}
+# The harness is pinned to the commit caliber was built from; a build from
+# a dirty tree can only run with --allow-dirty-harness (and says so).
+commit=$($CALIBER --version | sed 's/.*(commit \([0-9a-f]*\).*/\1/')
+case "$($CALIBER --version)" in *dirty*|*unknown*) DIRTY=--allow-dirty-harness ;; *) DIRTY= ;; esac
+export D W PY commit DIRTY
+
+setup='
+make_frozen() {
+	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
+	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null
+}
+run() {
+	sel=$1; out=$2; shift 2
+	TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
+		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "$CALIBER_ROOT/tests/backends" \
+		--python $PY $DIRTY "$@"
+}
+# run, for the background: exec, so that $! is caliber itself and kill -9
+# reaches it (not a subshell around it).
+run_bg() {
+	sel=$1; out=$2; shift 2
+	TMPDIR=$T exec $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
+		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "$CALIBER_ROOT/tests/backends" \
+		--python $PY $DIRTY "$@"
+}
+verdicts() { cut -d, -f1,3,4 "$1/matrix.csv" | tr -d "\r"; }
+make_all() {
+	make_frozen && run canary canary --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --selection all \
+		--canary-receipt canary/campaign.json >/dev/null
+}
+'
+export setup
+
+test_expect_success 'a canary runs end to end: preflight lines, one verdict per task, a seal that verifies' '
+	eval "$setup" && make_frozen &&
+	run canary out --worker "python3 $W/replay.py $D" >stdout &&
+	for c in binding sources imports device-count targets device-idle plugin-plan output-root; do
+		grep -q "^preflight: $c: ok" stdout || { echo "no ok for $c"; exit 1; }
+	done &&
+	printf "%s\n" task,verdict,code gain,G,stable-gain same,B,no-reduction flat,C,not-stable slow,R,stable-regression \
+		wrong,K,candidate-incorrect >want &&
+	verdicts out >got && cmp want got &&
+	$CALIBER verify out >/dev/null &&
+	grep -q "^run: 5 tasks, sealed out$" stdout
+'
+
+test_expect_success 'receipts record argv, environment overlay, plan, outcome and times' '
+	eval "$setup" && make_frozen && run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	c=out/tasks/gain/cells/a-candidate/cell.json &&
+	grep -q "\"outcome\": \"passed\"" $c && grep -q "\"mode\": \"persistent\"" $c &&
+	grep -q "\"CALIBER_DEMO_RLC_PHASE_MASK\": \"3\"" $c && grep -q "\"TRITON_CACHE_DIR\"" $c &&
+	grep -q "\"caliber_pytest.ir_meta\"" $c && grep -q "\"wall_ns\"" $c &&
+	grep -q "\"benchmark/test_ops.py::test_perf_gain\"" $c &&
+	grep -q "\"CALIBER_AUTOTUNE_MODE\": \"replay\"" $c &&
+	grep -q "\"CALIBER_AUTOTUNE_MODE\": \"record\"" out/tasks/gain/cells/a-off/cell.json &&
+	grep -q "\"status\": \"complete\"" out/campaign.json && grep -q "\"preflight\"" out/campaign.json &&
+	test -f out/tasks/gain/cells/b-off/cell.json && test ! -e out/tasks/same/cells/b-off
+'
+
+test_expect_success 'a cell keeps one worker process across tasks; --isolate task starts one per request' '
+	eval "$setup" && make_frozen &&
+	run canary p --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	run canary i --worker "python3 $W/replay.py $D" --quiet --isolate task >/dev/null &&
+	test "$(cat p/tasks/*/cells/*-candidate/worker.log | sort -u | sed -n "s/.* pid //p" | sort -u | wc -l)" = 1 &&
+	test "$(cat i/tasks/*/cells/*-candidate/worker.log | sed -n "s/.* pid //p" | sort -u | wc -l)" -ge 13 &&
+	grep -q "\"mode\": \"isolate\"" i/tasks/gain/cells/a-off/cell.json &&
+	cmp p/matrix.csv i/matrix.csv
+'
+
+test_expect_success 'a hanging worker times out: its task is X, the campaign goes on' '
+	eval "$setup" && make_all &&
+	run all out --worker "python3 $W/hang.py $D slowpoke" --quiet >/dev/null &&
+	verdicts out | grep -qx "slowpoke,X,timeout" && verdicts out | grep -qx "gain,G,stable-gain" &&
+	grep -q "no reply within 3 s; process group killed" out/tasks/slowpoke/cells/a-candidate/cell.json &&
+	$CALIBER verify out >/dev/null
+'
+
+test_expect_success 'a crashing worker makes its task X and the next task gets a fresh worker' '
+	eval "$setup" && make_all &&
+	run all out --worker "python3 $W/crash.py $D gain" --quiet >/dev/null &&
+	verdicts out | grep -qx "gain,X,harness-failure" && verdicts out | grep -qx "same,B,no-reduction" &&
+	grep -q "worker killed by signal 11 without replying" out/tasks/gain/cells/a-mask0/cell.json &&
+	grep -q "\"fresh\": true" out/tasks/gain/cells/b-mask0/cell.json || grep -q "\"fresh\": true" out/tasks/same/cells/correctness-mask0/cell.json
+'
+
+test_expect_success 'an unjoinable IR directory makes its task X, naming the variant' '
+	eval "$setup" && make_all &&
+	run all out --worker "python3 $W/unjoinable.py $D same" --quiet >/dev/null &&
+	verdicts out | grep -qx "same,X,unjoinable-ir" &&
+	grep -q "candidate: variant STRAYVARIANT: no row in ir/index.tsv" out/tasks/same/task.json
+'
+
+test_expect_success 'a replay miss makes its task X' '
+	eval "$setup" && make_all &&
+	run all out --worker "python3 $W/replay_miss.py $D flat" --quiet >/dev/null &&
+	verdicts out | grep -qx "flat,X,replay-miss"
+'
+
+test_expect_success 'a refused batch names every failed check and writes nothing' '
+	eval "$setup" && make_frozen && mkdir out && echo keep >out/file &&
+	chmod u+w frozen/cpu-test-canary frozen/cpu-test-canary/inventory.csv &&
+	sed -i "s/^gain,\(.*\),float16;bfloat16,/gain,\1,float16,/" frozen/cpu-test-canary/inventory.csv &&
+	set +e; run canary out --worker "python3 $W/replay.py $D" --corpus "$D/compiler" >stdout 2>stderr; rc=$?; set -e &&
+	test $rc -eq 3 &&
+	grep -q "^preflight: binding: FAILED: .*inventory_sha256" stdout &&
+	grep -q "^preflight: sources: FAILED: sources.corpus: .* has tree digest" stdout &&
+	grep -q "^preflight: output-root: FAILED: out exists (use --resume to continue a run there)" stdout &&
+	grep -q "^preflight: device-count: ok" stdout &&
+	grep -q "^caliber: run: preflight refused the batch: 4 checks failed (binding, sources, targets, output-root); nothing was written$" stderr &&
+	test "$(ls out)" = file
+'
+
+test_expect_success 'an output root inside a sealed run is refused' '
+	eval "$setup" && make_frozen && run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	set +e; run canary out/tasks/again --worker "python3 $W/replay.py $D" >stdout 2>/dev/null; rc=$?; set -e &&
+	test $rc -eq 3 && grep -q "^preflight: output-root: FAILED: out/tasks/again is inside a sealed run" stdout
+'
+
+test_expect_success '--stop-after stops between tasks, resumable; --resume finishes the same campaign' '
+	eval "$setup" && make_frozen &&
+	run canary ref --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	set +e; run canary out --worker "python3 $W/replay.py $D" --stop-after 1 >stdout 2>&1; rc=$?; set -e &&
+	test $rc -eq 4 && grep -q "^stopped after [0-9] of 5 tasks (--stop-after 1); continue with --resume" stdout &&
+	test ! -e out/SHA256SUMS &&
+	run canary out --worker "python3 $W/replay.py $D" --resume --quiet >/dev/null &&
+	verdicts ref >a && verdicts out >b && cmp a b && $CALIBER verify out >/dev/null
+'
+
+test_expect_success 'SIGKILL at 20 random moments, --resume each time: the run verifies with the same verdicts' '
+	eval "$setup" && make_frozen &&
+	run canary ref --worker "python3 $W/replay.py $D" --quiet >/dev/null && verdicts ref >want &&
+	interrupted=0 &&
+	for k in $(seq 20); do
+		chmod -R u+w r 2>/dev/null || true; rm -rf r
+		run_bg canary r --worker "python3 $W/replay.py $D" --quiet >/dev/null 2>&1 &
+		pid=$!
+		sleep "$(awk -v s=$k "BEGIN { srand(s); printf \"%.2f\", 0.8 + rand() * 1.3 }")"
+		kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null || true
+		if [ -d r ] && [ ! -e r/SHA256SUMS ]; then interrupted=$((interrupted + 1)); fi
+		if [ -d r ]; then resume=--resume; else resume=; fi
+		run canary r --worker "python3 $W/replay.py $D" $resume --quiet >resume.out 2>&1 ||
+			{ echo "kill $k: resume failed"; cat resume.out; ls -la r; exit 1; }
+		$CALIBER verify r >/dev/null || { echo "kill $k: verify failed"; exit 1; }
+		verdicts r >got && cmp want got || { echo "kill $k: verdicts differ"; exit 1; }
+	done &&
+	echo "interrupted mid-run: $interrupted of 20" &&
+	test $interrupted -ge 10
+'
+
+test_expect_success '--fail-on turns chosen verdicts into exit status 5; without it a completed campaign exits 0' '
+	eval "$setup" && make_frozen &&
+	set +e; run canary out --worker "python3 $W/replay.py $D" --quiet --fail-on K,X >/dev/null 2>err; rc=$?; set -e &&
+	test $rc -eq 5 && grep -qx "caliber: run: --fail-on K,X: 1 task got one of these verdicts" err &&
+	run canary out2 --worker "python3 $W/replay.py $D" --quiet --fail-on X >/dev/null
+'
+
+test_expect_success 'caliber worker runs one cell by hand, as run does' '
+	eval "$setup" && make_frozen &&
+	TMPDIR=$T $CALIBER worker --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
+		--task gain --cell candidate --phase a --corpus "$D/corpus" --build-root "$D/compiler" --out task \
+		--backends "$CALIBER_ROOT/tests/backends" --worker "python3 $W/replay.py $D" >stdout &&
+	grep -q "^worker: gain candidate a: passed (.*task/cells/a-candidate)$" stdout &&
+	$CALIBER topology task/cells/a-candidate --floor 1 | grep -q "\"scoped\": 1" &&
+	grep -q "\"mode\": \"isolate\"" task/cells/a-candidate/cell.json
+'
+
+test_expect_success 'a corpus pinned to a commit its tree does not hold is refused by sources' '
+	eval "$setup" &&
+	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@HARNESS_COMMIT@/$commit/" \
+	    -e "s/\"tree_sha256\": \"@CORPUS_TREE@\"/\"commit\": \"ffffffffffffffffffffffffffffffffffffffff\"/" \
+	    "$D/manifest.in.json" >manifest.json &&
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null &&
+	set +e; run canary out --worker "python3 $W/replay.py $D" >stdout 2>/dev/null; rc=$?; set -e &&
+	test $rc -eq 3 &&
+	grep -q "^preflight: sources: FAILED: sources.corpus: commit ffffffffffffffffffffffffffffffffffffffff is not in the repository of $D/corpus" stdout &&
+	test ! -e out
+'

@@ -1,0 +1,1 @@
+"""A stand-in for the compiler under test in the runner's CPU tests."""

@@ -1,0 +1,38 @@
+"""Benchmarks of the CPU test corpus: they only need to exist and be collected."""
+import pytest
+
+
+@pytest.mark.gain
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_perf_gain(dtype):
+    pass
+
+
+@pytest.mark.same
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_perf_same(dtype):
+    pass
+
+
+@pytest.mark.flat
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_perf_flat(dtype):
+    pass
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_perf_slow(dtype):
+    pass
+
+
+@pytest.mark.wrong
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_perf_wrong(dtype):
+    pass
+
+
+@pytest.mark.slowpoke
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_perf_slowpoke(dtype):
+    pass

@@ -1,0 +1,1 @@
+"""Correctness tests of the CPU test corpus (a package, so test file basenames may repeat)."""
