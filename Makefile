@@ -132,7 +132,14 @@ fuzz: $(FUZZ_BIN)
 	done
 
 bench: caliber
-	bench/run.sh
+	bench/reaccount.sh
+	bench/overhead.sh
+
+# On a GPU machine (through the device tool): the Python side's GPU tests and
+# a two-workload campaign. Needs ./caliber already built (the GPU image has
+# no jansson headers; the binary built here runs there).
+device-check:
+	sh tests/device/device_check.sh
 
 clean:
 	rm -rf build caliber

@@ -47,8 +47,8 @@ static const struct cb_field backend_fields[] = {
 	{ "name", CB_J_STRING, 1, 0, NULL, "backend name, the file's name" },
 	{ "description", CB_J_STRING, 0, 0, NULL, "free text" },
 	{ "visibility_env", CB_J_STRING, 1, 0, NULL, "variable that pins the device" },
-	{ "count_devices", CB_J_ARRAY, 1, CB_J_STRING, NULL, "argv printing the number of visible devices" },
-	{ "list_processes", CB_J_ARRAY, 1, CB_J_STRING, NULL, "argv listing other processes on the device" },
+	{ "count_devices", CB_J_ARRAY, 1, CB_J_STRING, NULL, "argv printing the number of visible devices; {device} is replaced" },
+	{ "list_processes", CB_J_ARRAY, 1, CB_J_STRING, NULL, "argv listing other processes on the device; {device} is replaced" },
 	{ "graph_capture", CB_J_BOOL, 1, 0, NULL, "graph capture is available" },
 	{ "capabilities", CB_J_OBJECT, 1, 0, capability_fields, "what the plan is derived from" },
 	{ NULL, 0, 0, 0, NULL, NULL }

@@ -47,6 +47,33 @@ static int capture(const char *const argv[], char *const envp[], long long timeo
 	return 0;
 }
 
+/* A backend command with every "{device}" argument replaced by the pinned
+ * device (nvidia-smi --id={device} lists one GPU's processes, not the
+ * host's). Caller frees the array and its strings. */
+static char **device_argv(const char *const *argv, const char *device)
+{
+	size_t n = 0, i;
+	char **out;
+
+	while (argv[n])
+		n++;
+	out = calloc(n + 1, sizeof(*out));
+	for (i = 0; out && i < n; i++) {
+		const char *at = strstr(argv[i], "{device}");
+		out[i] = at ? cb_strdupf("%.*s%s%s", (int)(at - argv[i]), argv[i], device, at + 8) : strdup(argv[i]);
+	}
+	return out;
+}
+
+static void argv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 /* Trailing whitespace off s, in place. */
 static char *chomp(char *s)
 {
@@ -341,7 +368,11 @@ static int check_device_count(struct cb_preflight *pf, char *why, size_t cap)
 
 	if (cell_env(pf, &env, why, cap) < 0)
 		return -1;
-	rc = capture(pf->w->backend->count_devices, env.v, 300000, &out, why, cap);
+	{
+		char **argv = device_argv(pf->w->backend->count_devices, pf->w->device);
+		rc = argv ? capture((const char *const *)argv, env.v, 300000, &out, why, cap) : -1;
+		argv_free(argv);
+	}
 	cb_env_free(&env);
 	if (rc < 0)
 		return -1;
@@ -472,7 +503,11 @@ static int check_device_idle(struct cb_preflight *pf, char *why, size_t cap)
 
 	if (cell_env(pf, &env, why, cap) < 0)
 		return -1;
-	rc = capture(pf->w->backend->list_processes, env.v, 60000, &out, why, cap);
+	{
+		char **argv = device_argv(pf->w->backend->list_processes, pf->w->device);
+		rc = argv ? capture((const char *const *)argv, env.v, 60000, &out, why, cap) : -1;
+		argv_free(argv);
+	}
 	cb_env_free(&env);
 	if (rc < 0)
 		return -1;
