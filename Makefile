@@ -109,8 +109,7 @@ deps:
 
 demo: deps
 	@$(MAKE) --no-print-directory caliber
-	@echo "make demo: caliber demo does not exist yet; running prepare --dry-run on the example manifest"
-	./caliber prepare campaigns/example/manifest.json --inventory-dir ops --dry-run
+	./caliber demo
 
 FUZZ_SECONDS ?= 10
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))

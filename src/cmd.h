@@ -14,6 +14,7 @@ int cmd_topology(int argc, char **argv, struct cb_err *err);
 int cmd_reaccount(int argc, char **argv, struct cb_err *err);
 int cmd_plan(int argc, char **argv, struct cb_err *err);
 int cmd_run(int argc, char **argv, struct cb_err *err);
+int cmd_demo(int argc, char **argv, struct cb_err *err);
 int cmd_worker(int argc, char **argv, struct cb_err *err);
 
 #endif

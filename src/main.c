@@ -13,6 +13,7 @@ struct cmd_entry {
 
 static const struct cmd_entry commands[] = {
 	{ "prepare", cmd_prepare, "validate a manifest, estimate, freeze the task matrix" },
+	{ "demo", cmd_demo, "the main job: a canary on a GPU, or replay the shipped H200 run" },
 	{ "run", cmd_run, "run a frozen campaign on one device into a sealed run root" },
 	{ "worker", cmd_worker, "run one cell of one task by hand, as run does" },
 	{ "plan", cmd_plan, "print the plugin plan a backend's capabilities call for" },

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""bench/campaign_figures.py RUN [RUN...]: the figures bench/RESULTS.md reports,
+read from a run root's receipts (sealed or stopped): device wall time and how
+it splits by phase, the first request of each worker process (process start,
+imports and first compiles) apart; per task the topology and the speedup with
+its interval in each order; and, for an A/A run, G/R counts and the median
+interval half-width."""
+
+import glob
+import json
+import os
+import statistics
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def figures(root):
+    cells = [load(p) for p in glob.glob(os.path.join(root, "tasks", "*", "cells", "*", "cell.json"))]
+    run = load(os.path.join(root, "run.json"))
+    by_phase, first, rest = {}, 0, 0
+    for c in cells:
+        s = c["wall_ns"] / 1e9
+        by_phase[c["phase"]] = by_phase.get(c["phase"], 0) + s
+        if c["worker"]["fresh"]:
+            first += s
+        else:
+            rest += s
+    total = sum(by_phase.values())
+    print(f"{root}: {len(cells)} cells, {len(glob.glob(os.path.join(root, 'tasks', '*', 'task.json')))} tasks"
+          f" with receipts, {len(run['invocations'])} invocation(s), worker mode {cells[0]['worker']['mode']}")
+    print(f"  cell wall {total:.1f} s: " + ", ".join(f"{p} {by_phase[p]:.1f} s" for p in sorted(by_phase)))
+    print(f"  requests that started a worker process: {first:.1f} s (process start, imports, first compiles);"
+          f" the others: {rest:.1f} s")
+    tasks = sorted((load(p) for p in glob.glob(os.path.join(root, "tasks", "*", "task.json"))), key=lambda t: t["index"])
+    widths = []
+    for t in tasks:
+        topo = t["topology"]
+        tb = "/".join(str(topo[r].get("scoped")) for r in ("baseline", "control", "candidate"))
+        parts = []
+        for o in ("a", "b"):
+            x = t["orders"][o]
+            if x["present"]:
+                parts.append(f"{o} {x['speedup_ppm'] / 1e4:+.2f}% [{x['lo_ppm'] / 1e4:+.2f}, {x['hi_ppm'] / 1e4:+.2f}]"
+                             f" A/A {x['aa_ppm'] / 1e4:.2f}% ({x['timer']})")
+                widths.append((x["hi_ppm"] - x["lo_ppm"]) / 2e4)
+        print(f"  {t['task']:18} {t['verdict']} {tb:8} " + "; ".join(parts))
+    verdicts = [t["verdict"] for t in tasks]
+    print(f"  verdicts: " + ", ".join(f"{v} {verdicts.count(v)}" for v in "GCBRKX" if verdicts.count(v)))
+    if widths:
+        print(f"  interval half-width: median {statistics.median(widths):.3f}%, max {max(widths):.3f}%")
+
+
+for r in sys.argv[1:]:
+    figures(r)
