@@ -1,0 +1,1 @@
+"""A package, so test file basenames may repeat."""
