@@ -22,6 +22,7 @@
 #include "preflight.h"
 #include "proc.h"
 #include "receipt.h"
+#include "report.h"
 #include "seal.h"
 #include "topology.h"
 #include "worker.h"
@@ -173,9 +174,14 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 		printf("\r\033[K");
 	if (rn->progress != PROGRESS_QUIET && rn->progress != PROGRESS_JSON)
 		printf("[%zu/%zu] %s: %c %s\n", i + 1, rn->ntasks, w->id, res->verdict, res->reason);
-	else if (rn->progress == PROGRESS_JSON)
-		printf("{\"event\": \"task-done\", \"task\": \"%s\", \"verdict\": \"%c\", \"code\": \"%s\"}\n", w->id,
-		       res->verdict, res->code);
+	else if (rn->progress == PROGRESS_JSON) {
+		json_t *j = json_pack("{s:s, s:s, s:s#, s:s}", "event", "task-done", "task", w->id, "verdict",
+				      &res->verdict, (int)1, "code", res->code);
+		char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+		printf("%s\n", s);
+		free(s);
+		json_decref(j);
+	}
 	fflush(stdout);
 	rc = 0;
 out:
@@ -271,23 +277,6 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 	json_decref(j);
 	free(path);
 	return rc;
-}
-
-/* Parse --fail-on "K,R,X" into a set of verdict letters. */
-static int parse_fail_on(const char *s, char set[8], struct cb_err *err)
-{
-	size_t n = 0;
-
-	set[0] = '\0';
-	for (; s && *s; s++) {
-		if (*s == ',' || *s == ' ')
-			continue;
-		if (!strchr("XKBGRC", *s) || n >= 6)
-			return cb_fail(err, "--fail-on: '%c' is not a verdict (X, K, B, G, R, C)", *s);
-		set[n++] = *s;
-		set[n] = '\0';
-	}
-	return 0;
 }
 
 static int write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
@@ -417,7 +406,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "--isolate: the only unit is 'task'");
 		return CB_EXIT_USAGE;
 	}
-	if (parse_fail_on(fail_on, fail_set, err) < 0)
+	if (cb_fail_on_parse(fail_on, fail_set, err) < 0)
 		return CB_EXIT_USAGE;
 	rc = CB_EXIT_FAIL;
 	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(backends, m.backend, &backend, err) < 0)

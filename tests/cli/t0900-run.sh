@@ -186,3 +186,23 @@ test_expect_success 'a corpus pinned to a commit its tree does not hold is refus
 	grep -q "^preflight: sources: FAILED: sources.corpus: commit ffffffffffffffffffffffffffffffffffffffff is not in the repository of $D/corpus" stdout &&
 	test ! -e out
 '
+
+test_expect_success '--json-progress gives one JSON object per event' '
+	eval "$setup" && make_frozen &&
+	run canary out --worker "python3 $W/replay.py $D" --json-progress >stdout &&
+	grep "^{" stdout >events &&
+	test "$(grep -c "\"event\":\"cell-done\"" events)" = "$(find out/tasks -name cell.json | wc -l)" &&
+	test "$(grep -c "\"event\":\"task-done\"" events)" = 5 &&
+	python3 -c "import json, sys; [json.loads(l) for l in open(sys.argv[1])]" events
+'
+
+test_expect_success 'caliber worker refuses to start pytest with an empty plan, naming the backend' '
+	eval "$setup" && make_frozen &&
+	sed "s/\"backend\": \"cpu\"/\"backend\": \"empty\"/" manifest.json >m2.json &&
+	$CALIBER prepare m2.json --inventory-dir "$D/corpus" --output-root f2 >/dev/null &&
+	printf "caliber: worker: backend '"'"'empty'"'"' declares no capability: the plugin plan is empty; refusing to run pytest without plugins\n" >want &&
+	expect_refusal 1 want $CALIBER worker --manifest f2/cpu-test-canary/manifest.json --task-matrix f2/cpu-test-canary/task-matrix.json \
+		--task gain --cell off --phase a --corpus "$D/corpus" --build-root "$D/compiler" --out task \
+		--backends "$CALIBER_ROOT/tests/backends" --worker "python3 $W/replay.py $D" &&
+	test ! -e task
+'
