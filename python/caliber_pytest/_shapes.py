@@ -5,12 +5,43 @@ import json
 from ._common import dtype_name
 
 SHAPE_KEYS = ("values", "level", "file")
+# CALIBER_SHAPES key -> the destination of the corpus's pytest option it sets
+SHAPE_OPTIONS = {"level": "level", "file": "shape_file"}
+DTYPES_OPTION = "dtypes"
+
+
+def dtype_list(text):
+    """CALIBER_DTYPES ('float16;bfloat16') as a list in the workload's order, without repeats."""
+    names = [part.strip() for part in (text or "").split(";") if part.strip()]
+    return list(dict.fromkeys(names))
 
 
 def parse_dtypes(text):
-    """CALIBER_DTYPES ('float16;bfloat16') as a set; empty or unset means no filter (None)."""
-    names = [part.strip() for part in (text or "").split(";") if part.strip()]
+    """CALIBER_DTYPES as a set; empty or unset means no filter (None)."""
+    names = dtype_list(text)
     return set(names) if names else None
+
+
+def corpus_options(spec, dtypes, phase, has_option):
+    """(settings, missing): the corpus options the workload sets, {dest: value},
+    and the CALIBER_SHAPES keys the corpus has no option for.
+
+    "level" goes to --level and "file" to --shape_file (FlagGems' benchmark
+    options); the dtypes go to --dtypes where the corpus has it (FlagGems'
+    benchmark tests are not parametrized over dtype). The correctness phase
+    runs the corpus's tests, whose conftest need not have the benchmark's
+    options: there a missing one is skipped, the tests keep their own shapes."""
+    settings, missing = {}, []
+    for key, dest in SHAPE_OPTIONS.items():
+        if key not in spec:
+            continue
+        if has_option(dest):
+            settings[dest] = spec[key]
+        elif phase != "correctness":
+            missing.append(key)
+    if dtypes and has_option(DTYPES_OPTION):
+        settings[DTYPES_OPTION] = list(dtypes)
+    return settings, missing
 
 
 def parse_shapes(text):

@@ -7,13 +7,26 @@ timer and clocks, and the caller gets back what it asked for (a float, its
 quantiles, or all samples in ms) computed from those samples. Calls made while
 the autotuner benchmarks configs, or outside a test, go to Triton's own
 functions. Code that imported do_bench by name before this plugin was
-configured keeps Triton's function; FlagGems' Benchmark class is not adapted yet."""
+configured keeps Triton's function.
 
+FlagGems benchmarks (see _flaggems): at the end of collection FlagGems'
+Benchmark.get_latency is wrapped (benchmark/base.py in the 2026-08 tree,
+benchmark/performance_utils.py in the 2026-03 tree; neither found is a usage
+error). The call that times FlagGems' kernels becomes one timing row labelled
+'<dtype> <FlagGems' shape description>'; the call that times its torch
+baseline runs Triton's own do_bench, with the campaign timer's warmup_ms and
+rep_ms in place of FlagGems' --warmup/--iter, and its result goes into that
+row's extra object as latency_base_ns. A FlagGems row that reaches no routed
+function (FlagGems' --mode operator or wrapper) fails its test."""
+
+import functools
 import inspect
+import os
+import sys
 
 import pytest
 
-from . import _tuning
+from . import _flaggems, _timing_rows, _tuning
 from ._common import item_dtype, usage_error
 
 PLUGIN = "compat"
@@ -21,14 +34,30 @@ ROUTED = ("do_bench", "do_bench_cudagraph")
 
 _originals = {}
 _state = None
+_hooked = None  # (FlagGems' Benchmark class, its own get_latency) while wrapped
 
 
 class _State:
-    """The test now running and how many rows it has timed per routed function."""
+    """This request's timer, the test now running, the rows it has timed, and the
+    FlagGems get_latency call in progress (None, _flaggems.BASE or a _Row)."""
 
-    def __init__(self):
+    def __init__(self, timer):
+        self.timer = timer
         self.item = None
         self.calls = {}
+        self.rows = _flaggems.Rows()
+        self.flaggems = None
+
+
+class _Row:
+    """A FlagGems row waiting for the routed call that times it."""
+
+    def __init__(self, label, shape, dtype, extra):
+        self.label = label
+        self.shape = shape
+        self.dtype = dtype
+        self.extra = extra
+        self.timed = False
 
 
 def _route(name):
@@ -39,12 +68,17 @@ def _route(name):
         original = _originals[name]
         if state is None or state.item is None or _tuning.active():
             return original(*args, **kwargs)
+        params = inspect.signature(original).bind(*args, **kwargs)
+        params.apply_defaults()
+        if state.flaggems is _flaggems.BASE:
+            for arg, key in (("warmup", "warmup_ms"), ("rep", "rep_ms")):
+                if arg in params.arguments:
+                    params.arguments[arg] = state.timer[key]
+            return original(*params.args, **params.kwargs)
         from triton.testing import _summarize_statistics
 
         from . import timing
 
-        params = inspect.signature(original).bind(*args, **kwargs)
-        params.apply_defaults()
         fn, grad_to_none = params.arguments["fn"], params.arguments.get("grad_to_none")
         call = fn
         if grad_to_none is not None:
@@ -52,9 +86,16 @@ def _route(name):
                 for x in grad_to_none:
                     x.grad = None
                 fn()
-        state.calls[name] = state.calls.get(name, 0) + 1
-        row = timing.measure(state.item.nodeid, call, f"{name}#{state.calls[name]}", dtype=item_dtype(state.item))
-        samples_ms = [ns / 1e6 for ns in row["samples_ns"]]
+        row = state.flaggems
+        if isinstance(row, _Row) and not row.timed:
+            row.timed = True
+            measured = timing.measure(state.item.nodeid, call, row.label, shape=row.shape, dtype=row.dtype,
+                                      extra=row.extra)
+        else:
+            state.calls[name] = state.calls.get(name, 0) + 1
+            measured = timing.measure(state.item.nodeid, call, f"{name}#{state.calls[name]}",
+                                      dtype=item_dtype(state.item))
+        samples_ms = [ns / 1e6 for ns in measured["samples_ns"]]
         return _summarize_statistics(samples_ms, params.arguments.get("quantiles"),
                                      params.arguments.get("return_mode", "mean"))
 
@@ -66,11 +107,68 @@ def _route(name):
 _routes = {name: _route(name) for name in ROUTED}
 
 
+def _wrap_get_latency(original):
+    """FlagGems' Benchmark.get_latency, telling its baseline call from its measured one."""
+
+    @functools.wraps(original)
+    def get_latency(bench, op, *args, **kwargs):
+        state = _state
+        if state is None or state.item is None or state.flaggems is not None:
+            return original(bench, op, *args, **kwargs)
+        shape = _flaggems.describe(bench.record_shapes(*args, **kwargs))
+        dtype = _flaggems.row_dtype(list(args) + list(kwargs.values()))
+        key = _flaggems.row_key(shape, dtype)
+        wants_base = "latency_base" in (getattr(bench, "to_bench_metrics", None) or ())
+        if state.rows.role(key, wants_base, op is getattr(bench, "torch_op", None)) == _flaggems.BASE:
+            state.flaggems = _flaggems.BASE
+            try:
+                latency = original(bench, op, *args, **kwargs)
+            finally:
+                state.flaggems = None
+            state.rows.keep_base(key, latency)
+            return latency
+        row = _Row(state.rows.label(key), shape, dtype, state.rows.extra(key))
+        state.flaggems = row
+        try:
+            latency = original(bench, op, *args, **kwargs)
+        finally:
+            state.flaggems = None
+        if not row.timed:
+            raise usage_error(PLUGIN, f"FlagGems timed row {row.label!r} without triton.testing.do_bench or "
+                                      "do_bench_cudagraph (FlagGems --mode must be kernel or cudagraph)")
+        return latency
+
+    get_latency.caliber_compat = True
+    return get_latency
+
+
+def _hook(cls):
+    """Wrap cls.get_latency (once; a wrapper left by an earlier request is replaced)."""
+    global _hooked
+    current = cls.get_latency
+    original = current.__wrapped__ if getattr(current, "caliber_compat", False) else current
+    cls.get_latency = _wrap_get_latency(original)
+    _hooked = (cls, original)
+
+
+def _unhook():
+    """Give FlagGems' Benchmark its own get_latency back."""
+    global _hooked
+    if _hooked is not None:
+        cls, original = _hooked
+        cls.get_latency = original
+        _hooked = None
+
+
 def pytest_configure(config):
     """Route Triton's benchmark functions; needs the timing plugin in the same run."""
     global _state
     if config.pluginmanager.get_plugin("caliber_pytest.timing") is None:
         raise usage_error(PLUGIN, "needs caliber_pytest.timing (-p caliber_pytest.timing)")
+    try:
+        timer = _timing_rows.parse_timer(os.environ.get("CALIBER_TIMER", ""))
+    except ValueError as e:
+        raise usage_error(PLUGIN, str(e))
     try:
         import triton.testing
     except ImportError as e:
@@ -83,7 +181,22 @@ def pytest_configure(config):
         if current is not _routes[name]:
             _originals[name] = current
             setattr(triton.testing, name, _routes[name])
-    _state = _State()
+    _tuning.acquire()
+    _state = _State(timer)
+
+
+def pytest_collection_finish(session):
+    """Adapt FlagGems' Benchmark class when this session runs FlagGems benchmarks."""
+    if _state is None:
+        return
+    test_modules = {getattr(getattr(item, "module", None), "__name__", "") for item in session.items}
+    if not _flaggems.is_benchmark_run(sys.modules, test_modules):
+        return
+    _flaggems.sync_config(sys.modules)
+    found = _flaggems.find_benchmark_class(sys.modules)
+    if found is None:
+        raise usage_error(PLUGIN, _flaggems.missing_hook_point())
+    _hook(found[1])
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -91,7 +204,7 @@ def pytest_runtest_call(item):
     """Know which test a routed call belongs to."""
     state = _state
     if state is not None:
-        state.item, state.calls = item, {}
+        state.item, state.calls, state.rows, state.flaggems = item, {}, _flaggems.Rows(), None
     try:
         yield
     finally:
@@ -100,9 +213,12 @@ def pytest_runtest_call(item):
 
 
 def pytest_unconfigure(config):
-    """Put Triton's functions back."""
+    """Put Triton's functions and FlagGems' get_latency back."""
     global _state
+    if _state is not None:
+        _tuning.release()
     _state = None
+    _unhook()
     if not _originals:
         return
     import triton.testing

@@ -3,7 +3,10 @@
 Tests parametrized over `dtype` whose dtype is not in CALIBER_DTYPES are
 deselected. The fixture caliber_shapes(default) gives a benchmark test the
 workload's shapes (CALIBER_SHAPES "values") or its own default. A workload's
-"level" and "file" go to the corpus's own --level and --shape_file options."""
+"level" and "file" go to the corpus's own --level and --shape_file options,
+its dtypes to --dtypes where the corpus has that option (FlagGems'
+benchmarks). They are set before any conftest's pytest_configure reads them
+(FlagGems' benchmark conftest copies them into its Config there)."""
 
 import os
 
@@ -13,26 +16,30 @@ from . import _shapes
 from ._common import item_dtype, usage_error
 
 PLUGIN = "shapes"
-# CALIBER_SHAPES key -> the corpus's pytest option it sets
-OPTIONS = {"level": "level", "file": "shape_file"}
 
 _spec = None
 _dtypes = None
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
-    """Read this request's dtypes and shapes, and hand level/file to the corpus options."""
+    """Read this request's dtypes and shapes, and set the corpus options they map to."""
     global _spec, _dtypes
+    dtypes_text = os.environ.get("CALIBER_DTYPES", "")
     try:
         _spec = _shapes.parse_shapes(os.environ.get("CALIBER_SHAPES", ""))
-        _dtypes = _shapes.parse_dtypes(os.environ.get("CALIBER_DTYPES", ""))
+        _dtypes = _shapes.parse_dtypes(dtypes_text)
     except ValueError as e:
         raise usage_error(PLUGIN, str(e))
-    for key, option in OPTIONS.items():
-        if key in _spec:
-            if not hasattr(config.option, option):
-                raise usage_error(PLUGIN, f"CALIBER_SHAPES has {key!r} but the corpus has no --{option} option")
-            setattr(config.option, option, _spec[key])
+    settings, missing = _shapes.corpus_options(_spec, _shapes.dtype_list(dtypes_text),
+                                               os.environ.get("CALIBER_PHASE"),
+                                               lambda dest: hasattr(config.option, dest))
+    if missing:
+        key = missing[0]
+        raise usage_error(PLUGIN, f"CALIBER_SHAPES has {key!r} but the corpus has no "
+                                  f"--{_shapes.SHAPE_OPTIONS[key]} option")
+    for dest, value in settings.items():
+        setattr(config.option, dest, value)
 
 
 def pytest_unconfigure(config):

@@ -1,13 +1,9 @@
 """The worker session protocol: requests on stdin, replies on fd 3, one
 in-process pytest session per request, each counting only its own tests."""
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
-from repo_paths import PYTHON_DIR
+from worker_session import request, serve
 
 TESTS = {
     "test_two.py": """
@@ -38,23 +34,11 @@ TESTS = {
 
 
 def _request(task, target, env=None):
-    return json.dumps({"argv": ["-q", "-p", "no:cacheprovider", target], "cell": "baseline", "dir": "/unused",
-                       "env": env or {}, "phase": "a", "task": task}) + "\n"
+    return request(task, ["-q", "-p", "no:cacheprovider", target], env)
 
 
 def _serve(corpus, requests):
-    """Run a session over requests; returns (exit status, replies, stdout)."""
-    read_fd, write_fd = os.pipe()
-    env = dict(os.environ, PYTHONPATH=PYTHON_DIR, CALIBER_CORPUS=str(corpus), CALIBER_REPLY_FD="3")
-    env.pop("CALIBER_TASK", None)
-    # fd 3 is the pipe, as the runner sets it up; close_fds=False keeps the dup2'ed fd 3 open
-    proc = subprocess.Popen([sys.executable, "-m", "caliber_pytest.session"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd="/",
-                            close_fds=False, preexec_fn=lambda: os.dup2(write_fd, 3))
-    os.close(write_fd)
-    out, _ = proc.communicate("".join(requests), timeout=120)
-    with os.fdopen(read_fd) as replies:
-        return proc.returncode, [json.loads(line) for line in replies], out
+    return serve(corpus, requests, {"CALIBER_TASK": None})
 
 
 def test_two_sessions_count_their_own_tests(tmp_path):

@@ -32,6 +32,24 @@ def test_parse_dtypes():
     assert _shapes.parse_dtypes(None) is None
 
 
+def test_dtype_list_keeps_the_workload_order():
+    assert _shapes.dtype_list("float32; float16;float32") == ["float32", "float16"]
+    assert _shapes.dtype_list("") == []
+
+
+def test_corpus_options_map_level_file_and_dtypes():
+    flaggems_benchmark = {"level", "shape_file", "dtypes"}.__contains__
+    spec = {"level": "core", "file": "benchmark/core_shapes.yaml", "values": [[8, 8]]}
+    assert _shapes.corpus_options(spec, ["float16"], "a", flaggems_benchmark) == (
+        {"level": "core", "shape_file": "benchmark/core_shapes.yaml", "dtypes": ["float16"]}, [])
+    assert _shapes.corpus_options({}, [], "a", flaggems_benchmark) == ({}, [])
+    # FlagGems' tests/conftest.py has neither: correctness runs its own shapes, a benchmark cannot
+    none = set().__contains__
+    assert _shapes.corpus_options(spec, ["float16"], "correctness", none) == ({}, [])
+    assert _shapes.corpus_options(spec, ["float16"], "a", none) == ({}, ["level", "file"])
+    assert _shapes.corpus_options(spec, ["float16"], None, none) == ({}, ["level", "file"])
+
+
 def test_split_by_dtype_matches_torch_names():
     items = [Item(TorchLikeDtype("float16")), Item(TorchLikeDtype("float32")), Item(None)]
     kept, dropped = _shapes.split_by_dtype(items, {"float16"}, lambda item: item.dtype)

@@ -2,62 +2,15 @@
 warm-up and timed call counts, graph vs direct, and the fall-back when capture
 fails. No GPU; the real thing runs in tests/device/test_timing.py."""
 
-import contextlib
 import json
 import types
 
 import pytest
 
 from caliber_pytest import _timing_rows, timing
+from fake_gpu import FakeCuda
 
 CALL_MS = 0.02
-
-
-class FakeCuda:
-    """torch.cuda with a simulated clock: a direct call takes CALL_MS, a graph replay
-    CALL_MS per captured call, capture itself takes no time."""
-
-    def __init__(self, capture_error=None):
-        self.now = 0.0
-        self.capturing = None
-        self.capture_error = capture_error
-        cuda = self
-
-        class Event:
-            def __init__(self, enable_timing):
-                assert enable_timing
-
-            def record(self):
-                self.t = cuda.now
-
-            def elapsed_time(self, end):
-                return end.t - self.t
-
-        class CUDAGraph:
-            def __init__(self):
-                self.calls = 0
-
-            def replay(self):
-                cuda.now += self.calls * CALL_MS
-
-        self.Event = Event
-        self.CUDAGraph = CUDAGraph
-
-    @contextlib.contextmanager
-    def graph(self, graph):
-        if self.capture_error:
-            raise self.capture_error
-        self.capturing = graph
-        try:
-            yield
-        finally:
-            self.capturing = None
-
-    def synchronize(self):
-        pass
-
-    def get_device_properties(self, index):
-        return types.SimpleNamespace(uuid="00000000-0000-0000-0000-000000000000")
 
 
 @pytest.fixture
@@ -68,10 +21,7 @@ def setup(tmp_path):
 
     def fn():
         calls.append(1)
-        if cuda.capturing is not None:
-            cuda.capturing.calls += 1
-        else:
-            cuda.now += CALL_MS
+        cuda.run(CALL_MS)
 
     def configure(use_graph, reason=None, capture_error=None):
         cuda.capture_error = capture_error
