@@ -1,7 +1,10 @@
 """caliber_pytest.autotune_record: the baseline records every autotuner
 decision; the other cells replay them, so every cell runs the same configs.
 
-Hooks triton.runtime.autotuner.Autotuner.run. Record mode lets Triton decide
+Hooks triton.runtime.autotuner.Autotuner.run and the run of every subclass
+that replaces it without calling it (FlagGems' LibTuner does: its own config
+cache and policy), found at configure time and again once collection has
+imported the corpus. Record mode lets the tuner decide
 (benchmarking or from its in-memory cache) and writes each decision to
 CALIBER_AUTOTUNE_FILE. Replay mode hands Triton only the recorded config for
 the call, so it takes its single-config path and benchmarks nothing; a
@@ -15,7 +18,7 @@ from ._common import require_env, usage_error
 
 PLUGIN = "autotune_record"
 
-_original_run = None
+_originals = {}   # class -> its own run, while hooked
 _state = None
 
 
@@ -29,41 +32,66 @@ class _State:
         self.cell_dir = cell_dir
 
 
-def _run(self, *args, **kwargs):
-    """Autotuner.run with the decision recorded or replayed."""
-    state = _state
-    if state is None or len(self.configs) <= 1:
-        return _original_run(self, *args, **kwargs)
-    kernel = _autotune.kernel_id(self.base_fn)
-    key = str(_autotune.tuning_key(self.arg_names, self.keys, args, kwargs))
-    if state.mode == "record":
-        ret = _original_run(self, *args, **kwargs)
-        state.log.note(kernel, key, _autotune.config_to_dict(self.best_config))
-        return ret
-    wanted = state.record.get((kernel, key))
-    if wanted is None:
-        _autotune.write_miss(state.cell_dir, kernel, key)
-        raise _autotune.ReplayMiss(f"caliber_pytest.{PLUGIN}: replay miss: {kernel} key {key} "
-                                   f"is not in {os.environ.get('CALIBER_AUTOTUNE_FILE')}")
-    config = _autotune.find_config(self.configs, wanted)
-    if config is None:
-        from triton import Config
+def _hooked(original):
+    """A run that records or replays around the class's own run."""
 
-        config = Config(dict(wanted["kwargs"]), num_warps=wanted["num_warps"], num_stages=wanted["num_stages"],
-                        num_ctas=wanted["num_ctas"], maxnreg=wanted["maxnreg"])
-    configs = self.configs
-    self.configs = [config]
-    try:
-        ret = _original_run(self, *args, **kwargs)
-    finally:
-        self.configs = configs
-    state.log.note(kernel, key, wanted)
-    return ret
+    def run(self, *args, **kwargs):
+        state = _state
+        if state is None or len(self.configs) <= 1:
+            return original(self, *args, **kwargs)
+        kernel = _autotune.kernel_id(self.base_fn)
+        key = str(_autotune.tuning_key(self.arg_names, self.keys, args, kwargs))
+        if state.mode == "record":
+            ret = original(self, *args, **kwargs)
+            state.log.note(kernel, key, _autotune.config_to_dict(self.best_config))
+            return ret
+        wanted = state.record.get((kernel, key))
+        if wanted is None:
+            _autotune.write_miss(state.cell_dir, kernel, key)
+            raise _autotune.ReplayMiss(f"caliber_pytest.{PLUGIN}: replay miss: {kernel} key {key} "
+                                       f"is not in {os.environ.get('CALIBER_AUTOTUNE_FILE')}")
+        config = _autotune.find_config(self.configs, wanted)
+        if config is None:
+            from triton import Config
+
+            config = Config(dict(wanted["kwargs"]), num_warps=wanted["num_warps"], num_stages=wanted["num_stages"],
+                            num_ctas=wanted["num_ctas"], maxnreg=wanted["maxnreg"])
+        configs = self.configs
+        self.configs = [config]
+        try:
+            ret = original(self, *args, **kwargs)
+        finally:
+            self.configs = configs
+        state.log.note(kernel, key, wanted)
+        return ret
+
+    return run
+
+
+def _tuner_classes(base):
+    """base and every subclass (transitively) that defines its own run."""
+    out, todo = [], [base]
+    while todo:
+        cls = todo.pop()
+        if "run" in cls.__dict__ and callable(cls.__dict__["run"]):
+            out.append(cls)
+        todo.extend(cls.__subclasses__())
+    return out
+
+
+def _hook_all():
+    """Hook every tuner class not hooked yet."""
+    from triton.runtime.autotuner import Autotuner
+
+    for cls in _tuner_classes(Autotuner):
+        if cls not in _originals:
+            _originals[cls] = cls.__dict__["run"]
+            cls.run = _hooked(_originals[cls])
 
 
 def pytest_configure(config):
     """Open the record (or load the one to replay) and hook the autotuner."""
-    global _original_run, _state
+    global _state
     cell_dir = require_env(PLUGIN, "CALIBER_CELL_DIR")
     mode = require_env(PLUGIN, "CALIBER_AUTOTUNE_MODE")
     path = require_env(PLUGIN, "CALIBER_AUTOTUNE_FILE")
@@ -84,17 +112,19 @@ def pytest_configure(config):
             raise usage_error(PLUGIN, f"cannot read the record to replay: {e}")
         log = _autotune.DecisionLog(os.path.join(cell_dir, "autotune.jsonl"))
     _state = _State(mode, log, record, cell_dir)
-    if _original_run is None:
-        _original_run = Autotuner.run
-        Autotuner.run = _run
+    _hook_all()
+
+
+def pytest_collection_finish(session):
+    """Hook tuner classes the corpus defined while being collected."""
+    if _state is not None:
+        _hook_all()
 
 
 def pytest_unconfigure(config):
-    """Put Triton's Autotuner.run back and forget this request."""
-    global _original_run, _state
+    """Put every tuner's own run back and forget this request."""
+    global _state
     _state = None
-    if _original_run is not None:
-        from triton.runtime.autotuner import Autotuner
-
-        Autotuner.run = _original_run
-        _original_run = None
+    for cls, original in _originals.items():
+        cls.run = original
+    _originals.clear()

@@ -94,8 +94,8 @@ def test_miss_file_keeps_the_first_miss(tmp_path):
 
 @pytest.fixture
 def plugin(monkeypatch):
-    """autotune_record's wrapper around FakeAutotuner.run, state set by hand."""
-    monkeypatch.setattr(autotune_record, "_original_run", FakeAutotuner.run)
+    """autotune_record's wrapper around FakeAutotuner.run (as `_run`), state set by hand."""
+    monkeypatch.setattr(autotune_record, "_run", autotune_record._hooked(FakeAutotuner.run), raising=False)
     yield autotune_record
     autotune_record._state = None
 
@@ -147,3 +147,22 @@ def test_single_config_autotuners_are_left_alone(plugin, tmp_path):
     tuner = FakeAutotuner([FakeConfig({"BLOCK": 64})])
     assert plugin._run(tuner, *_args()) == "launched"
     assert not os.path.exists(tmp_path / "replay_miss.json")
+
+
+def test_subclasses_with_their_own_run_are_hooked_too():
+    """FlagGems' LibTuner replaces Autotuner.run without calling it; a subclass
+    that only inherits run needs no hook of its own."""
+
+    class LibTunerLike(FakeAutotuner):
+        def run(self, *args, **kwargs):
+            return "own run"
+
+    class Inherits(FakeAutotuner):
+        pass
+
+    class Deeper(Inherits):
+        def run(self, *args, **kwargs):
+            return "deeper run"
+
+    found = autotune_record._tuner_classes(FakeAutotuner)
+    assert set(found) == {FakeAutotuner, LibTunerLike, Deeper}
