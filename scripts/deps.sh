@@ -3,7 +3,8 @@
 # needs to build and test and is missing; do nothing when all is present.
 #   always: a C compiler, make, pkg-config, jansson, OpenSSL's libcrypto,
 #           cmocka, python3 with pytest (the plugin tests)
-#   --ci:   also clang (libFuzzer targets)
+#   --ci:   also clang (libFuzzer targets), chromium and python3-pil (the
+#           report's browser test renders its HTML and reads the screenshot)
 set -eu
 
 missing=""
@@ -27,6 +28,9 @@ need_cmd python3 python3
 	missing="$missing python3-pytest"
 if [ "${1:-}" = "--ci" ]; then
 	need_cmd clang clang
+	need_cmd chromium chromium
+	{ python3 -c 'import PIL' || /usr/bin/python3 -c 'import PIL'; } >/dev/null 2>&1 ||
+		missing="$missing python3-pil"
 fi
 
 if [ -z "$missing" ]; then

@@ -16,5 +16,6 @@ int cmd_plan(int argc, char **argv, struct cb_err *err);
 int cmd_run(int argc, char **argv, struct cb_err *err);
 int cmd_demo(int argc, char **argv, struct cb_err *err);
 int cmd_worker(int argc, char **argv, struct cb_err *err);
+int cmd_report(int argc, char **argv, struct cb_err *err);
 
 #endif

@@ -1,0 +1,140 @@
+#!/bin/sh
+# report: text and Markdown against goldens, HTML well formed, self-contained
+# and linked to the receipts, derived runs side by side, --fail-on, refusals.
+. "$(dirname "$0")/lib.sh"
+
+spec="$CALIBER_ROOT/tests/golden/runs/basic/spec.json"
+golden="$CALIBER_ROOT/tests/golden/report"
+check="$CALIBER_ROOT/tests/cli/report_check.py"
+export spec golden check
+
+test_expect_success 'text of the basic run (one task per verdict) is the golden' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER report run >out &&
+	cmp "$golden/basic.txt" out &&
+	test "$(awk "length(\$0) > 100" out | grep -v "^    " | wc -l)" -eq 0
+'
+
+test_expect_success 'Markdown of the basic run is the golden' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER report run --format md >out &&
+	cmp "$golden/basic.md" out
+'
+
+test_expect_success 'derived run: sealed and derived verdicts side by side, what changed and why' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER reaccount run --floor 0 --output d0 >/dev/null &&
+	$CALIBER report d0 >out &&
+	cmp "$golden/basic-floor0.txt" out &&
+	grep -q "^gelu_bwd         B->X no-round-b-evidence 0/0/0->4/4/2 " out &&
+	grep -qx "  gelu_bwd: B -> X, topology 0/0/0->4/4/2: topology 4 -> 2 but round b was not timed" out &&
+	$CALIBER report d0 --format md >md &&
+	grep -qF "| gelu_bwd | **B** → **X** no-round-b-evidence | 0/0/0 → 4/4/2 |" md &&
+	$CALIBER report d0 -o d.html >/dev/null &&
+	grep -q "<tr class=\"task\" data-task=\"gelu_bwd\" data-verdict=\"X\" data-sealed=\"B\">" d.html &&
+	grep -q "Derived at floor 0: <span class=\"badge v-X\">X</span> no-round-b-evidence" d.html &&
+	python3 "$check" wellformed d.html >/dev/null
+'
+
+test_expect_success 'a derived run is found from elsewhere with --run' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER reaccount run --floor 0 --output d0 >/dev/null &&
+	mkdir sub && cd sub &&
+	printf "caliber: report: ../d0/derived.json: run.root '"'"'run'"'"' is not a run root seen from here (no campaign.json); name it with --run DIR\n" >want &&
+	expect_refusal 1 want $CALIBER report ../d0 &&
+	$CALIBER report ../d0 --run ../run >out &&
+	cmp "$golden/basic-floor0.txt" out
+'
+
+test_expect_success 'HTML is well formed, self-contained and links every receipt relative to itself' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	mkdir sub &&
+	$CALIBER report run -o sub/r.html >out &&
+	grep -qx "report: wrote sub/r.html (html, 7 tasks; seal holds (161 files))" out &&
+	python3 "$check" wellformed sub/r.html &&
+	python3 "$check" links sub/r.html &&
+	grep -q "href=\"../run/tasks/softmax_rows/cells/a-off/timing.jsonl\"" sub/r.html &&
+	python3 "$check" dom sub/r.html run
+'
+
+test_expect_success 'the same run gives the same bytes, in every format' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	for f in text md html; do
+		$CALIBER report run --format $f >one.$f && $CALIBER report run --format $f >two.$f &&
+		cmp one.$f two.$f || exit 1
+	done &&
+	! grep -q "$PWD" one.html
+'
+
+test_expect_success '-o picks the format from its extension; --format wins' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER report run -o r.md >/dev/null && head -1 r.md | grep -q "^### caliber report: " &&
+	$CALIBER report run -o r.html >/dev/null && head -1 r.html | grep -qx "<!DOCTYPE html>" &&
+	$CALIBER report run -o r.txt >/dev/null && cmp "$golden/basic.txt" r.txt &&
+	$CALIBER report run --output=r2 >/dev/null && cmp "$golden/basic.txt" r2 &&
+	$CALIBER report run --format md -o x.html >/dev/null && cmp "$golden/basic.md" x.html
+'
+
+test_expect_success 'receipt text is escaped, and a seal that does not hold is said first' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	chmod -R u+w run &&
+	python3 -c "import json, sys; p = sys.argv[1]; d = json.load(open(p)); d[\"reason\"] = \"<img src=x onerror=alert(1)> & \\\"q\\\" '"'"'a'"'"' | *b*\"; json.dump(d, open(p, \"w\"))" \
+		run/tasks/sum_rows/task.json &&
+	$CALIBER report run >txt &&
+	sed -n 2p txt | grep -qx "seal: does not hold: changed: tasks/sum_rows/task.json (1 changed, 0 missing, 0 extra, 0 symlinks)" &&
+	$CALIBER report run --format md >md &&
+	grep -qF "sum_rows **R**: &lt;img src=x onerror=alert(1)> &amp; \"q\" '"'"'a'"'"' \\| \\*b\\*" md &&
+	$CALIBER report run --format html >h.html &&
+	! grep -q "<img" h.html &&
+	grep -qF "&lt;img src=x onerror=alert(1)&gt; &amp; &quot;q&quot; &#39;a&#39; | *b*" h.html &&
+	grep -q "class=\"seal-bad\" id=\"seal\">does not hold: changed: tasks/sum_rows/task.json" h.html &&
+	python3 "$check" wellformed h.html >/dev/null
+'
+
+test_expect_success 'an unsealed run is reported, saying it is not sealed' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	chmod -R u+w run && rm run/SHA256SUMS &&
+	$CALIBER report run | sed -n 2p | grep -qx "seal: cannot be checked: not sealed (no SHA256SUMS)"
+'
+
+test_expect_success 'exit 0 whatever the verdicts unless --fail-on names one; --help says so' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER report run >/dev/null &&
+	$CALIBER report --help >help &&
+	grep -q "^Exit status: 0 whatever the verdicts, unless --fail-on VERDICTS" help &&
+	printf "caliber: report: --fail-on K,R,X: 4 tasks have one of these verdicts: matmul_bias_gelu (K), cross_entropy (X), transpose (X), sum_rows (R)\n" >want &&
+	expect_refusal 5 want $CALIBER report run --fail-on K,R,X &&
+	cmp "$golden/basic.txt" "$T/.out" &&
+	printf "caliber: report: --fail-on G: 1 task has one of these verdicts: softmax_rows (G)\n" >want &&
+	expect_refusal 5 want $CALIBER report run --fail-on G -o r.html &&
+	test -s r.html
+'
+
+test_expect_success '--fail-on on a derived run gates on the derived verdicts' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	$CALIBER reaccount run --floor 0 --output d0 >/dev/null &&
+	$CALIBER report d0 --fail-on B >/dev/null &&
+	printf "caliber: report: --fail-on X: 3 tasks have one of these verdicts: gelu_bwd (X), cross_entropy (X), transpose (X)\n" >want &&
+	expect_refusal 5 want $CALIBER report d0 --fail-on X
+'
+
+refusal() {
+	test_expect_success "$1" "
+		\"\$CALIBER_TOOLS/cbtest\" mkrun \"\$spec\" run && $2 &&
+		printf '%s\n' \"$3\" >want &&
+		expect_refusal $4 want \$CALIBER report $5
+	"
+}
+
+refusal 'a folder that is not a run root is refused' 'mkdir empty' \
+	"caliber: report: empty: neither a run root (no campaign.json) nor a derived run (no derived.json)" 1 empty
+refusal 'a path that is not a directory is refused' 'true' \
+	"caliber: report: nope: not a directory" 1 nope
+refusal 'an unknown --format is refused' 'true' \
+	"caliber: report: --format: '"'"'pdf'"'"' is not one of text, md, html" 2 "run --format pdf"
+refusal 'a bad --fail-on is refused' 'true' \
+	"caliber: report: --fail-on: '"'"'Q'"'"' is not a verdict (X, K, B, G, R, C)" 2 "run --fail-on K,Q"
+refusal '-o inside the run root is refused' 'true' \
+	"caliber: report: -o run/r.html: inside the run root \$PWD/run (a sealed run is never written to)" 1 "run -o run/r.html"
+refusal '--run on a sealed run is a usage error' 'true' \
+	"caliber: report: --run DIR applies to a derived run only, and run holds no derived.json" 2 "run --run run"
