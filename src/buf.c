@@ -90,3 +90,23 @@ void cb_buf_release(struct cb_buf *b)
 	b->len = b->cap = 0;
 	b->oom = 0;
 }
+
+char *cb_substitute(const char *text, const char *const keys[], const char *const vals[], size_t n)
+{
+	struct cb_buf b = CB_BUF_INIT;
+	const char *p = text;
+
+	while (*p) {
+		size_t k;
+		for (k = 0; k < n; k++)
+			if (strncmp(p, keys[k], strlen(keys[k])) == 0)
+				break;
+		if (k < n) {
+			cb_buf_adds(&b, vals[k]);
+			p += strlen(keys[k]);
+		} else {
+			cb_buf_add(&b, p++, 1);
+		}
+	}
+	return cb_buf_detach(&b, NULL);
+}

@@ -17,6 +17,11 @@ struct cb_buf {
 int cb_buf_add(struct cb_buf *b, const void *data, size_t len);
 int cb_buf_adds(struct cb_buf *b, const char *s);
 int cb_buf_addf(struct cb_buf *b, const char *fmt, ...) CB_PRINTF(2, 3);
+/* text with every occurrence of keys[i] replaced by vals[i] (n pairs,
+ * matched at each position in order); a fresh string, NULL when out of
+ * memory. Used for {harness}-style overlays and @KEY@ templates. */
+char *cb_substitute(const char *text, const char *const keys[], const char *const vals[], size_t n);
+
 /* Hand the contents to the caller (never NULL unless out of memory) and reset. */
 char *cb_buf_detach(struct cb_buf *b, size_t *len);
 void cb_buf_release(struct cb_buf *b);

@@ -132,13 +132,11 @@ out:
 
 /* The GPU demo: pin the template to this machine's Triton and to the
  * commit caliber was built from, prepare the canary, run it. */
-static int on_gpu(const char *triton, const char *out_dir, struct cb_err *err)
+static int on_gpu(const char *triton, const char *out_dir, const char *device, struct cb_err *err)
 {
 	const char *commit = cb_commit();
 	char tree[CB_SHA256_HEX], *tpl = NULL, *manifest = NULL, *mpath = NULL, *frozen = NULL;
-	char *fm = NULL, *fx = NULL, *run = NULL, *ops = NULL;
-	struct cb_buf b = CB_BUF_INIT;
-	const char *p;
+	char *fm = NULL, *fx = NULL, *run = NULL, *ops = NULL, *pinned = NULL;
 	int rc = CB_EXIT_FAIL;
 
 	if (!cb_is_hex(commit, 40))
@@ -148,19 +146,10 @@ static int on_gpu(const char *triton, const char *out_dir, struct cb_err *err)
 	tpl = cb_path_join(cb_home(), TEMPLATE);
 	if (!tpl || cb_tree_digest(triton, tree, err) < 0 || cb_read_file(tpl, &manifest, NULL, err) < 0)
 		goto out;
-	for (p = manifest; *p;) {
+	{
 		static const char *const keys[] = { "@TRITON_TREE@", "@CORPUS_COMMIT@", "@HARNESS_COMMIT@" };
-		const char *vals[] = { tree, commit, commit };
-		size_t k;
-		for (k = 0; k < 3; k++)
-			if (strncmp(p, keys[k], strlen(keys[k])) == 0)
-				break;
-		if (k < 3) {
-			cb_buf_adds(&b, vals[k]);
-			p += strlen(keys[k]);
-		} else {
-			cb_buf_add(&b, p++, 1);
-		}
+		const char *const vals[] = { tree, commit, commit };
+		pinned = cb_substitute(manifest, keys, vals, 3);
 	}
 	mpath = cb_path_join(out_dir, "manifest.json");
 	frozen = cb_path_join(out_dir, "frozen");
@@ -168,18 +157,19 @@ static int on_gpu(const char *triton, const char *out_dir, struct cb_err *err)
 	fx = cb_path_join(out_dir, "frozen/demo-h200-canary/task-matrix.json");
 	run = cb_path_join(out_dir, "run-canary");
 	ops = cb_path_join(cb_home(), "ops");
-	if (!mpath || !frozen || !fm || !fx || !run || !ops || b.oom || cb_mkdir_p(out_dir, 0755, err) < 0 ||
-	    cb_write_atomic(mpath, b.data, b.len, 0644, err) < 0)
+	if (!mpath || !frozen || !fm || !fx || !run || !ops || !pinned || cb_mkdir_p(out_dir, 0755, err) < 0 ||
+	    cb_write_atomic(mpath, pinned, strlen(pinned), 0644, err) < 0)
 		goto out;
 	if ((rc = call(cmd_prepare, (const char *const[]){ "prepare", mpath, "--inventory-dir", ops,
 							    "--output-root", frozen, NULL }, err)) != CB_EXIT_OK)
 		goto out;
 	rc = call(cmd_run, (const char *const[]){ "run", "--manifest", fm, "--task-matrix", fx, "--build-root",
-						  triton, "--corpus", ops, "--output-root", run, NULL }, err);
+						  triton, "--corpus", ops, "--output-root", run, "--device", device, NULL },
+		  err);
 	if (rc == CB_EXIT_OK)
 		printf("caliber demo: sealed run in %s; `caliber report %s` shows it\n", run, run);
 out:
-	cb_buf_release(&b);
+	free(pinned);
 	free(tpl);
 	free(manifest);
 	free(mpath);
@@ -203,16 +193,17 @@ static const char demo_about[] =
 
 int cmd_demo(int argc, char **argv, struct cb_err *err)
 {
-	const char *out_dir = NULL;
+	const char *out_dir = NULL, *device = "0";
 	int offline_only = 0;
 	char **pos = NULL, *triton = NULL, why[512] = "", stamp[32];
 	size_t npos;
 	const struct cb_opt opts[] = {
 		{ "offline", CB_OPT_FLAG, &offline_only, NULL, "replay the shipped run even when a GPU is present" },
 		{ "output", CB_OPT_STR, &out_dir, "DIR", "where runs go (default ./caliber-demo-<time>; offline: a temporary folder)" },
+		{ "device", CB_OPT_STR, &device, "ID", "the GPU to measure on (index or UUID, default 0)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
-	const struct cb_cmd_spec spec = { "demo", "[--offline] [--output DIR]", demo_about, opts, 0, 0 };
+	const struct cb_cmd_spec spec = { "demo", "[--offline] [--output DIR] [--device ID]", demo_about, opts, 0, 0 };
 	int rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
 
 	if (rc)
@@ -229,7 +220,7 @@ int cmd_demo(int argc, char **argv, struct cb_err *err)
 		strftime(stamp, sizeof(stamp), "caliber-demo-%Y%m%dT%H%M%SZ", &tm);
 		out_dir = stamp;
 	}
-	rc = on_gpu(triton, out_dir, err);
+	rc = on_gpu(triton, out_dir, device, err);
 	free(triton);
 	return rc;
 }

@@ -76,23 +76,9 @@ void cb_env_free(struct cb_env *e)
 static char *expand(const struct cb_worker_ctx *ctx, const char *value)
 {
 	static const char *const keys[] = { "{harness}", "{build_root}", "{corpus}" };
-	const char *vals[] = { cb_home(), ctx->build_root, ctx->corpus };
-	struct cb_buf b = CB_BUF_INIT;
-	const char *p = value;
+	const char *const vals[] = { cb_home(), ctx->build_root, ctx->corpus };
 
-	while (*p) {
-		size_t k;
-		for (k = 0; k < 3; k++)
-			if (strncmp(p, keys[k], strlen(keys[k])) == 0)
-				break;
-		if (k < 3) {
-			cb_buf_adds(&b, vals[k]);
-			p += strlen(keys[k]);
-		} else {
-			cb_buf_add(&b, p++, 1);
-		}
-	}
-	return cb_buf_detach(&b, NULL);
+	return cb_substitute(value, keys, vals, 3);
 }
 
 /* The folder to put on PYTHONPATH so that the compiler's import module
