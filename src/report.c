@@ -23,6 +23,8 @@
 #include "receipt.h"
 #include "seal.h"
 
+/* Moved here from runner.c unchanged, so that run and report read --fail-on
+ * alike (report.h). */
 int cb_fail_on_parse(const char *s, char set[8], struct cb_err *err)
 {
 	size_t n = 0;
@@ -46,6 +48,8 @@ int cb_fail_on_parse(const char *s, char set[8], struct cb_err *err)
  * could not be assessed last. */
 static const char verdict_order[] = "GCBRKX";
 
+/* One task: its sealed receipt and, in a derived run, what reaccount made
+ * of it. */
 struct rtask {
 	struct cb_task_result sealed;   /* from tasks/<id>/task.json */
 	json_t *doc;                    /* that receipt, for the figures the result leaves out */
@@ -60,6 +64,7 @@ struct rtask {
 	long long cell_count[CB_NROLES];/* the sealed one, or the derived at its floor */
 };
 
+/* Everything a report is written from; zeroed is empty. */
 struct report {
 	const char *root;               /* the run root, as the files are opened */
 	const char *derived_dir;        /* NULL for a sealed run */
@@ -90,6 +95,7 @@ static const char *reason_of(const struct rtask *t)
 	return t->derived ? t->dreason : t->sealed.reason;
 }
 
+/* Free what the report holds and zero it. */
 static void report_release(struct report *rp)
 {
 	size_t i;
@@ -361,6 +367,7 @@ static void fmt_timer(const struct cb_task_result *r, const char *none, char *ou
 		snprintf(out, cap, "%s", none);
 }
 
+/* How many tasks have verdict v: the sealed verdicts, or the shown ones. */
 static size_t count_verdict(const struct report *rp, char v, int sealed)
 {
 	size_t i, n = 0;
@@ -391,8 +398,11 @@ static void fmt_topology_col(const struct rtask *t, int md, char *out, size_t ca
 /* ------------------------------------------------------------------ */
 /* Text and Markdown: the same table                                   */
 
+/* The most columns a task table has (derived: task, verdict, topology,
+ * round a, round b, timer) with room to spare. */
 enum { NCOL_MAX = 7 };
 
+/* One line of the task table, cell by cell. */
 struct row {
 	char c[NCOL_MAX][192];
 };
@@ -574,6 +584,8 @@ static void put_reasons(struct cb_buf *b, const struct report *rp, int md)
 	}
 }
 
+/* The text report: summary lines, the aligned task table, the reasons.
+ * rows has room for every task and the header. */
 static void render_text(struct cb_buf *b, const struct report *rp, struct row *rows)
 {
 	size_t ncol = table_rows(rp, 0, rows), w[NCOL_MAX] = { 0 }, i, c, total = 0;
@@ -600,6 +612,8 @@ static void render_text(struct cb_buf *b, const struct report *rp, struct row *r
 	put_reasons(b, rp, 0);
 }
 
+/* The Markdown report: the same summary, table and reasons as text, as a
+ * GitHub table (task ids escaped like receipt text). */
 static void render_md(struct cb_buf *b, const struct report *rp, struct row *rows)
 {
 	size_t ncol = table_rows(rp, 1, rows), i, c;
@@ -643,8 +657,12 @@ static const struct verdict_style {
 	{ 'X', "not assessed (harness, timeout, IR)", "#24292f", "#ffffff", "#d0d7de" },
 };
 
+/* Colours by role (baseline, control, candidate) for bars and samples: the
+ * control is a lighter baseline, since it compiles the same code. */
 static const char *const role_colour[CB_NROLES] = { "#24292f", "#8c959f", "#0969da" };
 
+/* The page's fixed style; the verdict and role colours are added from the
+ * tables above by h_style(). */
 static const char html_css[] =
 	"body{font:13px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
 	"color:#1f2328;margin:0 auto;padding:16px;max-width:1248px;background:#fff}\n"
@@ -752,11 +770,14 @@ static void h_json_inline(struct cb_buf *b, const json_t *j)
 	}
 }
 
+/* A verdict letter on its colour. */
 static void h_badge(struct cb_buf *b, char v)
 {
 	cb_buf_addf(b, "<span class=\"badge v-%c\">%c</span>", v, v);
 }
 
+/* The <style> element: fixed rules, then one rule set per verdict and role
+ * generated from the colour tables, so that a colour is written once. */
 static void h_style(struct cb_buf *b)
 {
 	size_t i;
@@ -801,6 +822,8 @@ static void h_fact_open(struct cb_buf *b, const char *name)
 	cb_buf_addf(b, "<tr><th>%s</th><td>", name);
 }
 
+/* The header: campaign, seal, derived run, sources, device, timer, plugin
+ * plan, thresholds, who ran it, and links to the run's own receipts. */
 static void h_header(struct cb_buf *b, const struct report *rp)
 {
 	const json_t *doc = rp->cs.doc, *src = json_object_get(doc, "sources"), *th = thresholds(rp);
@@ -905,6 +928,7 @@ static void h_header(struct cb_buf *b, const struct report *rp)
 	json_decref(dev);
 }
 
+/* The verdict counts as coloured badges, zero counts dimmed. */
 static void h_counts(struct cb_buf *b, const struct report *rp)
 {
 	size_t i;
@@ -932,15 +956,18 @@ enum {
  * stay readable. */
 #define SYMLOG_PPM 1000.0
 
+/* The symmetric log of a speedup in ppm: sign(x) log10(1 + |x| / SYMLOG_PPM). */
 static double symlog(double ppm)
 {
 	return ppm < 0 ? -log10(1.0 - ppm / SYMLOG_PPM) : log10(1.0 + ppm / SYMLOG_PPM);
 }
 
+/* The forest plot's x axis: symlog values s0..s1 onto pixels x0..x0+w. */
 struct xscale {
 	double s0, s1, x0, w;
 };
 
+/* Pixel x of a speedup in ppm. */
 static double xpos(const struct xscale *x, double ppm)
 {
 	return x->x0 + (symlog(ppm) - x->s0) / (x->s1 - x->s0) * x->w;
@@ -1126,6 +1153,7 @@ static void svg_topology(struct cb_buf *b, const struct report *rp)
 	cb_buf_adds(b, "</svg>\n");
 }
 
+/* Topology and forest plot side by side, rows aligned, with a caption. */
 static void h_plots(struct cb_buf *b, const struct report *rp)
 {
 	cb_buf_adds(b, "<section id=\"plots\">\n<h2>Topology and speedup</h2>\n<div class=\"plots\">\n<figure>\n");
@@ -1138,6 +1166,8 @@ static void h_plots(struct cb_buf *b, const struct report *rp)
 		       "A/A deviation; R both left of the regression line.</figcaption>\n</figure>\n</div>\n</section>\n");
 }
 
+/* The verdict matrix: one row per task, the verdict cell coloured with its
+ * reason as title, then code, topology, both orders, timer and reason. */
 static void h_matrix(struct cb_buf *b, const struct report *rp)
 {
 	size_t i;
@@ -1228,6 +1258,7 @@ static json_t *load_jsonl(const char *path, const char *name, struct cb_err *err
 	return arr;
 }
 
+/* qsort order of long long. */
 static int cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -1625,6 +1656,7 @@ static void h_task(struct cb_buf *b, const struct report *rp, const struct rtask
 	free(thref);
 }
 
+/* The HTML report, one self-contained page. */
 static void render_html(struct cb_buf *b, const struct report *rp)
 {
 	size_t i;
@@ -1654,6 +1686,8 @@ static void render_html(struct cb_buf *b, const struct report *rp)
 /* ------------------------------------------------------------------ */
 /* The command                                                          */
 
+/* The formats; formats[] is indexed by them and names their file
+ * extensions. */
 enum format { FMT_TEXT, FMT_MD, FMT_HTML };
 
 static const struct {
@@ -1765,6 +1799,8 @@ static const char report_about[] =
 	"K,R,X) names one that a task has (for a derived run: its derived\n"
 	"verdict): then 5, after the report is written.";
 
+/* caliber report: load the run (and derived run), check the seal, render,
+ * write, then gate on --fail-on. */
 int cmd_report(int argc, char **argv, struct cb_err *err)
 {
 	struct report rp;
