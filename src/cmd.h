@@ -16,6 +16,7 @@ int cmd_plan(int argc, char **argv, struct cb_err *err);
 int cmd_run(int argc, char **argv, struct cb_err *err);
 int cmd_demo(int argc, char **argv, struct cb_err *err);
 int cmd_worker(int argc, char **argv, struct cb_err *err);
+int cmd_inventory(int argc, char **argv, struct cb_err *err);
 int cmd_report(int argc, char **argv, struct cb_err *err);
 
 #endif

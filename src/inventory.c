@@ -8,8 +8,33 @@
 
 const char *const cb_inv_columns[CB_INV_NCOLS] = {
 	"op", "benchmark_file", "benchmark_test", "correctness_file",
-	"correctness_selector", "dtypes", "kind"
+	"correctness_selector", "dtypes", "kind", "layout", "corpus_tree_sha256"
 };
+
+/* Whether s is 64 lowercase hex digits, as cb_tree_digest writes them. */
+static int is_sha256_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return i == 64;
+}
+
+/* The optional columns' values: a layout caliber knows, a tree digest. */
+static int check_optional(const struct cb_inv_row *ir, const char *path, struct cb_err *err)
+{
+	const char *layout = ir->col[CB_INV_LAYOUT], *sha = ir->col[CB_INV_CORPUS_SHA];
+
+	if (layout && strcmp(layout, "per-operator") != 0 && strcmp(layout, "per-category") != 0)
+		return cb_fail(err, "%s:%zu: layout '%s' is neither per-operator nor per-category", path,
+			       ir->line, layout);
+	if (sha && !is_sha256_hex(sha))
+		return cb_fail(err, "%s:%zu: corpus_tree_sha256 '%s' is not 64 lowercase hex digits", path,
+			       ir->line, sha);
+	return 0;
+}
 
 /* Split s on ';' into fresh strings; empty pieces are refused by the caller. */
 static int split_dtypes(const char *s, char ***out, size_t *n)
@@ -72,7 +97,7 @@ int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_
 		}
 		map[c] = (int)j;
 	}
-	for (c = 0; c < CB_INV_NCOLS; c++)
+	for (c = 0; c < CB_INV_NREQUIRED; c++)
 		if (map[c] < 0) {
 			cb_fail(err, "%s:1: missing column '%s'", path, cb_inv_columns[c]);
 			goto fail;
@@ -89,8 +114,8 @@ int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_
 
 		ir->line = row->line;
 		for (c = 0; c < CB_INV_NCOLS; c++) {
-			ir->col[c] = row->fields[map[c]];
-			if (!*ir->col[c]) {
+			ir->col[c] = map[c] < 0 ? NULL : row->fields[map[c]];
+			if (ir->col[c] && !*ir->col[c]) {
 				cb_fail(err, "%s:%zu: %s is empty", path, row->line, cb_inv_columns[c]);
 				goto fail;
 			}
@@ -105,12 +130,21 @@ int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_
 			cb_fail(err, "%s: out of memory", path);
 			goto fail;
 		}
-		for (j = 0; j < ir->ndtypes; j++)
+		for (j = 0; j < ir->ndtypes; j++) {
 			if (!*ir->dtypes[j]) {
 				cb_fail(err, "%s:%zu: dtypes has an empty entry in '%s'", path, row->line,
 					ir->col[CB_INV_DTYPES]);
 				goto fail;
 			}
+			if (strcmp(ir->dtypes[j], "*") == 0 && ir->ndtypes > 1) {
+				cb_fail(err, "%s:%zu: dtypes '*' (any dtype) must stand alone, not in '%s'", path,
+					row->line, ir->col[CB_INV_DTYPES]);
+				goto fail;
+			}
+		}
+		ir->any_dtype = strcmp(ir->col[CB_INV_DTYPES], "*") == 0;
+		if (check_optional(ir, path, err) < 0)
+			goto fail;
 	}
 	return 0;
 fail:
@@ -188,7 +222,7 @@ int cb_inventory_check_workload(const struct cb_inventory *inv, const struct cb_
 	    strcmp(w->bench_target + bfl + 2, bt) != 0)
 		return cb_fail(err, "workloads[%zu].benchmark.target: '%s' is not the inventory's '%s::%s' for op '%s'",
 			       w->index, w->bench_target, bf, bt, w->op);
-	for (i = 0; i < w->ndtypes; i++) {
+	for (i = 0; i < w->ndtypes && !row->any_dtype; i++) {
 		for (j = 0; j < row->ndtypes; j++)
 			if (strcmp(w->dtypes[i], row->dtypes[j]) == 0)
 				break;

@@ -10,19 +10,24 @@
 
 #define CB_INVENTORY_FILE "inventory_main.csv"
 
+/* The first CB_INV_NREQUIRED columns are required; layout and
+ * corpus_tree_sha256, written by `caliber inventory`, are optional. */
 enum cb_inv_col {
 	CB_INV_OP, CB_INV_BENCH_FILE, CB_INV_BENCH_TEST, CB_INV_CORR_FILE,
-	CB_INV_CORR_SELECTOR, CB_INV_DTYPES, CB_INV_KIND, CB_INV_NCOLS
+	CB_INV_CORR_SELECTOR, CB_INV_DTYPES, CB_INV_KIND, CB_INV_NREQUIRED,
+	CB_INV_LAYOUT = CB_INV_NREQUIRED, CB_INV_CORPUS_SHA, CB_INV_NCOLS
 };
 
 extern const char *const cb_inv_columns[CB_INV_NCOLS];
 
-/* One operator. Strings point into the parsed CSV the inventory owns. */
+/* One operator. Strings point into the parsed CSV the inventory owns; an
+ * optional column the file does not have is NULL. */
 struct cb_inv_row {
 	size_t line;
 	const char *col[CB_INV_NCOLS];
-	char **dtypes;          /* split of col[CB_INV_DTYPES] on ';' */
+	char **dtypes;          /* split of col[CB_INV_DTYPES] on ';'; "*" alone: any dtype */
 	size_t ndtypes;
+	int any_dtype;          /* dtypes is "*": the corpus does not list them literally */
 };
 
 struct cb_inventory {
@@ -33,7 +38,8 @@ struct cb_inventory {
 	size_t nrows;
 };
 
-/* Parse and check an inventory (header, one row per op, non-empty fields). */
+/* Parse and check an inventory (header, one row per op, non-empty fields,
+ * a known layout and a 64-hex digest where those columns are present). */
 int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_inventory *inv,
 		       struct cb_err *err);
 /* Load DIR/inventory_main.csv. */
@@ -43,7 +49,8 @@ void cb_inventory_free(struct cb_inventory *inv);
 const struct cb_inv_row *cb_inventory_find(const struct cb_inventory *inv, const char *op);
 
 /* A workload must name a known op and target, with dtypes the inventory
- * lists, unless it states inventory_reason. */
+ * lists (any, for a row whose dtypes are "*"), unless it states
+ * inventory_reason. */
 int cb_inventory_check_workload(const struct cb_inventory *inv, const struct cb_workload *w,
 				struct cb_err *err);
 

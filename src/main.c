@@ -21,6 +21,7 @@ static const struct cmd_entry commands[] = {
 	{ "digest", cmd_digest, "tree digest for sources.*.tree_sha256" },
 	{ "topology", cmd_topology, "count the topology op in a cell's IR (SPEC section 9)" },
 	{ "reaccount", cmd_reaccount, "re-account a sealed run under a new launch floor" },
+	{ "inventory", cmd_inventory, "inventory CSV from a corpus tree" },
 	{ "report", cmd_report, "text, Markdown or HTML report of a sealed or derived run" },
 };
 

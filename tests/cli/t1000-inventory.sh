@@ -1,0 +1,147 @@
+#!/bin/sh
+# caliber inventory: the inventory of a corpus tree, read statically from its
+# pytest files, in both FlagGems layouts; what prepare makes of its extra
+# columns and of '*'; and every refusal, which names file and line and
+# writes nothing.
+. "$(dirname "$0")/lib.sh"
+
+D="$CALIBER_ROOT/tests/data/inventory"
+export D
+
+# The expected inventory of tree $1 with its digest filled in.
+expected='
+expected() {
+	sed "s/@DIGEST@/$($CALIBER digest "$D/$1")/" "$D/$1.csv"
+}'
+
+for layout in per-operator per-category; do
+	test_expect_success "a $layout tree gives the expected inventory" "
+		$expected
+		\$CALIBER inventory --corpus '$D/$layout' -o inv.csv >stdout 2>stderr &&
+		expected $layout >want && cmp want inv.csv &&
+		grep -q '^inventory: 4 ops from the $layout corpus ' stdout
+	"
+done
+
+test_expect_success 'an op with a benchmark test but no correctness test is left out with a warning' '
+	$CALIBER inventory --corpus "$D/per-operator" -o inv.csv 2>stderr >/dev/null &&
+	printf "%s\n" "caliber: inventory: warning: op '\''norm'\'' (benchmark/test_norm.py::test_norm) has no test under tests/ marked '\''norm'\''; left out" >want &&
+	cmp want stderr && ! grep -q "^norm," inv.csv &&
+	$CALIBER inventory --help | grep -q "is left out, with a"
+'
+
+test_expect_success 'the same tree elsewhere gives the same bytes; -o and --output are one' '
+	cp -R "$D/per-category" here &&
+	$CALIBER inventory --corpus "$D/per-category" -o a.csv >/dev/null &&
+	$CALIBER inventory --output=b.csv --corpus here >/dev/null && cmp a.csv b.csv
+'
+
+test_expect_success 'a FILE inside the corpus is written, with a warning that the digest predates it' '
+	cp -R "$D/per-category" c &&
+	$CALIBER inventory --corpus c -o c/inv.csv >/dev/null 2>stderr &&
+	grep -q "^caliber: inventory: warning: c/inv.csv lies inside the corpus" stderr &&
+	grep -q ",$($CALIBER digest "$D/per-category")\$" c/inv.csv
+'
+
+# A manifest from the catalogue base whose workloads are "op dtype,dtype target" arguments.
+mkman='
+mkman() {
+	python3 - "$CALIBER_ROOT/tests/bad/base/manifest.json" "$@" >m.json <<PY
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["workloads"] = [{"id": op, "op": op, "dtypes": dt.split(","), "timeout_s": 60, "canary": True,
+                   "benchmark": {"target": target}, "correctness": {}}
+                  for op, dt, target in (a.split(" ") for a in sys.argv[2:])]
+print(json.dumps(m, indent=2))
+PY
+}'
+
+test_expect_success 'prepare takes the written inventory: dtypes * admits any dtype, a list only its own' "
+	$mkman
+	mkdir inv && \$CALIBER inventory --corpus '$D/per-operator' -o inv/inventory_main.csv >/dev/null 2>&1 &&
+	mkman 'abs_ float64,int8 benchmark/test_abs.py::test_abs_inplace' \
+	      'add float16,float64 benchmark/test_add.py::TestAdd::test_perf' &&
+	\$CALIBER prepare m.json --inventory-dir inv --dry-run >/dev/null &&
+	mkman 'add int8 benchmark/test_add.py::TestAdd::test_perf' &&
+	printf '%s\n' \"caliber: prepare: m.json: workloads[0].dtypes: 'int8' is not among the inventory's dtypes for op 'add' (float16;float32;float64)\" >want &&
+	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run
+"
+
+# The inventory of the catalogue base with column $1 set to $2 on every row
+# (an extra column when $1 is past the seventh).
+setcol='
+setcol() {
+	mkdir -p inv
+	awk -F, -v OFS=, -v c="$1" -v v="$2" -v h="${3-}" \
+		"NR == 1 { if (h != \"\") \$c = h; print; next } { \$c = v; print }" \
+		"$CALIBER_ROOT/tests/bad/base/inventory_main.csv" >inv/inventory_main.csv
+}'
+
+test_expect_success 'prepare checks the optional columns where they are present' "
+	$setcol
+	cp '$CALIBER_ROOT/tests/bad/base/manifest.json' m.json &&
+	setcol 8 per-category layout && \$CALIBER prepare m.json --inventory-dir inv --dry-run >/dev/null &&
+	setcol 8 flat layout &&
+	printf '%s\n' \"caliber: prepare: inv/inventory_main.csv:2: layout 'flat' is neither per-operator nor per-category\" >want &&
+	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run &&
+	setcol 8 ABC corpus_tree_sha256 &&
+	printf '%s\n' \"caliber: prepare: inv/inventory_main.csv:2: corpus_tree_sha256 'ABC' is not 64 lowercase hex digits\" >want &&
+	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run &&
+	setcol 6 '*;float16' &&
+	printf '%s\n' \"caliber: prepare: inv/inventory_main.csv:2: dtypes '*' (any dtype) must stand alone, not in '*;float16'\" >want &&
+	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run &&
+	setcol 8 x colour &&
+	printf '%s\n' \"caliber: prepare: inv/inventory_main.csv:1: unknown column 'colour'\" >want &&
+	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run
+"
+
+# ops/ marks its correctness tests at run time (caliber_ops.testing.case
+# applies getattr(pytest.mark, op)) and takes its dtypes from
+# inventory_main.csv, so a static reader finds the 32 benchmark ops and no
+# correctness test for any of them.
+test_expect_success 'ops/: 32 benchmark ops, correctness marks only at run time: refused, nothing written' '
+	printf "%s\n" "caliber: inventory: $CALIBER_ROOT/ops: none of the ops marked on benchmark tests (32) has a test under tests/ with the same mark" >want &&
+	expect_refusal 1 want $CALIBER inventory --corpus "$CALIBER_ROOT/ops" -o inv.csv &&
+	test ! -e inv.csv
+'
+
+for e in "$D"/bad/*.expect; do
+	name=$(basename "$e" .expect)
+	test_expect_success "bad/$name is refused with its file and line, nothing written" "
+		cd '$D/bad' &&
+		expect_refusal 1 '$e' \$CALIBER inventory --corpus '$name' -o \"\$T/inv.csv\" &&
+		test ! -e \"\$T/inv.csv\"
+	"
+done
+
+test_expect_success 'a file that is not UTF-8 is refused at the line of its first bad byte' '
+	mkdir -p c/benchmark c/tests &&
+	cp "$D/bad/no-tests-folder/benchmark/test_x.py" c/benchmark/ &&
+	printf "import pytest\n\n# caf\351 au lait\n" >c/tests/test_x.py &&
+	printf "%s\n" "caliber: inventory: c/tests/test_x.py:3: not UTF-8 (byte 0xe9)" >want &&
+	expect_refusal 1 want $CALIBER inventory --corpus c -o inv.csv &&
+	test ! -e inv.csv
+'
+
+test_expect_success 'a refusal leaves an existing FILE as it was' '
+	printf "old\n" >inv.csv &&
+	! $CALIBER inventory --corpus "$D/bad/unclosed-bracket" -o inv.csv 2>/dev/null &&
+	test "$(cat inv.csv)" = old && test "$(ls -A)" = inv.csv
+'
+
+test_expect_success 'a FILE that is a folder or a link is refused, not replaced' '
+	mkdir d && ln -s inv.csv link &&
+	printf "%s\n" "caliber: inventory: -o d: exists and is not a regular file" >want &&
+	expect_refusal 1 want $CALIBER inventory --corpus "$D/per-operator" -o d &&
+	printf "%s\n" "caliber: inventory: -o link: exists and is not a regular file" >want &&
+	expect_refusal 1 want $CALIBER inventory --corpus "$D/per-operator" -o link &&
+	test -d d && test -L link && test ! -e inv.csv
+'
+
+test_expect_success 'a corpus that is not a directory, and a command line without -o, are refused' '
+	printf "%s\n" "caliber: inventory: nope: not a directory" >want &&
+	expect_refusal 1 want $CALIBER inventory --corpus nope -o inv.csv &&
+	printf "%s\n" "caliber: inventory: --corpus DIR and -o FILE are both needed (see caliber inventory --help)" >want &&
+	expect_refusal 2 want $CALIBER inventory --corpus "$D/per-operator" &&
+	test ! -e inv.csv
+'

@@ -1,0 +1,8 @@
+import pytest
+
+
+@pytest.mark.x
+@pytest.mark.parametrize(
+    "dtype", [None]
+)
+test_x = make_test()

@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.y
+def test_y():
+    pass

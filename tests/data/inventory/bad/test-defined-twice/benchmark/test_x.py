@@ -1,0 +1,11 @@
+import pytest
+
+
+@pytest.mark.x
+def test_perf_x():
+    pass
+
+
+@pytest.mark.x
+def test_perf_x():
+    pass

@@ -1,0 +1,16 @@
+"""Reduction correctness."""
+
+import pytest
+import torch
+
+
+@pytest.mark.sum
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+def test_accuracy_sum(dtype):
+    pass
+
+
+@pytest.mark.max
+@pytest.mark.parametrize("dtype", [torch.float32])
+def test_accuracy_max(dtype):
+    pass

@@ -1,0 +1,14 @@
+"""Benchmarks of mul: an async test, marked through pytestmark."""
+
+import pytest
+import torch
+
+from . import base
+
+pytestmark = [pytest.mark.mul, pytest.mark.skipif(False, reason="never")]
+
+
+async def test_mul():
+    x = \
+        base.run("mul", torch.float16)
+    return x
