@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from . import base
+from . import common
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 SHAPES = [(2, 3),
@@ -20,7 +20,7 @@ class TestAdd:
         ],
     )
     def test_perf(self, shape, dtype):
-        base.run("add", dtype, shape)
+        common.run("add", dtype, shape)
 
     def helper(self):
         @pytest.mark.not_collected

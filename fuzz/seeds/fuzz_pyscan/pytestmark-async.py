@@ -3,12 +3,12 @@
 import pytest
 import torch
 
-from . import base
+from . import common
 
 pytestmark = [pytest.mark.mul, pytest.mark.skipif(False, reason="never")]
 
 
 async def test_mul():
     x = \
-        base.run("mul", torch.float16)
+        common.run("mul", torch.float16)
     return x

@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from .attri_util import FLOAT_DTYPES
+from .common import FLOAT_DTYPES
 
-forward_operations = [
+BY_TABLE = [
     ("exp", torch.exp, FLOAT_DTYPES),
 ]
 
@@ -14,10 +14,10 @@ forward_operations = [
     "op_name, torch_op, dtypes",
     [
         pytest.param(name, op, dtype, marks=getattr(pytest.mark, name, None))
-        for name, op, dtype in forward_operations
+        for name, op, dtype in BY_TABLE
     ],
 )
-def test_general_unary_pointwise_perf(op_name, torch_op, dtypes):
+def test_perf_by_table(op_name, torch_op, dtypes):
     pass
 
 

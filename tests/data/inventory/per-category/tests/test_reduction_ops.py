@@ -6,11 +6,11 @@ import torch
 
 @pytest.mark.sum
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
-def test_accuracy_sum(dtype):
+def test_sum(dtype):
     pass
 
 
 @pytest.mark.max
 @pytest.mark.parametrize("dtype", [torch.float32])
-def test_accuracy_max(dtype):
+def test_max(dtype):
     pass

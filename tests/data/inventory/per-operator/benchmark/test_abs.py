@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from . import base
+from . import common
 
 # @pytest.mark.in_a_comment is not a mark
 NOTE = """
@@ -15,7 +15,7 @@ def test_in_a_string():
 @pytest.mark.abs
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_abs(dtype):
-    base.run("abs", dtype)
+    common.run("abs", dtype)
 
 
 @pytest.mark.abs_
@@ -24,4 +24,4 @@ def test_abs(dtype):
     reason="needs a GPU (a ')' in a string)",
 )
 def test_abs_inplace():
-    base.run(f"{'abs' + '_'}", None)
+    common.run(f"{'abs' + '_'}", None)
