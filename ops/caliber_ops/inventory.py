@@ -19,11 +19,3 @@ def rows(path=PATH):
 def ops(path=PATH):
     """Every op name, in file order."""
     return [row["op"] for row in rows(path)]
-
-
-def dtypes(op, path=PATH):
-    """The dtype names ('float16', ...) the inventory lists for op."""
-    for row in rows(path):
-        if row["op"] == op:
-            return row["dtypes"].split(";")
-    raise KeyError(f"{op} is not in {path}")

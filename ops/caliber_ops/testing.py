@@ -1,19 +1,15 @@
-"""What the corpus's tests share: dtype parameters from the inventory,
-tolerances, poisoned outputs, and the benchmark row loop."""
+"""What the corpus's tests share: shape ids, tolerances, poisoned outputs,
+and the benchmark row loop. Marks and dtype parameters are written out in
+each test file, so that `caliber inventory --corpus ops` reads them; the
+tests in tests/python and the inventory command check they agree with
+inventory_main.csv."""
 
-import pytest
 import torch
 
-from . import inventory
 from .fill import random_inputs, row_seed
 
 # (rtol, atol) against a float32 reference cast to the output dtype
 TOLERANCES = {torch.float16: (1e-2, 1e-3), torch.bfloat16: (2e-2, 1e-2), torch.float32: (1e-4, 1e-4)}
-
-
-def dtype_params(op):
-    """pytest parameters for the dtypes the inventory lists for op, with ids like 'float16'."""
-    return [pytest.param(getattr(torch, name), id=name) for name in inventory.dtypes(op)]
 
 
 def shape_id(shape):
@@ -51,13 +47,3 @@ def run_rows(caliber_bench, caliber_shapes, dtype, default, build):
     for shape in caliber_shapes(default):
         label = shape_id(shape)
         caliber_bench(build(tuple(shape)), row=label, shape=label, dtype=dtype)
-
-
-def case(op, shapes):
-    """Decorator for a correctness test of op: marked with op, parametrized over the
-    inventory's dtypes for op (`dtype`) and over shapes (`shape`)."""
-    def wrap(fn):
-        fn = pytest.mark.parametrize("shape", shapes, ids=shape_id)(fn)
-        fn = pytest.mark.parametrize("dtype", dtype_params(op))(fn)
-        return getattr(pytest.mark, op)(fn)
-    return wrap

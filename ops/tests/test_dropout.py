@@ -1,16 +1,23 @@
 """Correctness of dropout by its defining properties (its mask comes from
 Triton's Philox, not torch's RNG)."""
 
+import pytest
 import torch
 
 import caliber_ops as ops
-from caliber_ops.testing import assert_close, case, poisoned, randn
+from caliber_ops.testing import assert_close, poisoned, randn, shape_id
 
 SHAPES = [(37, 1000), (512, 4096)]
 P = 0.3
 
 
-@case("dropout", SHAPES)
+@pytest.mark.dropout
+@pytest.mark.parametrize("dtype", [
+    pytest.param(torch.float16, id="float16"),
+    pytest.param(torch.bfloat16, id="bfloat16"),
+    pytest.param(torch.float32, id="float32"),
+])
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
 def test_dropout(dtype, shape):
     x = randn(shape, dtype)
     y = ops.dropout(x, P, seed=1234, out=poisoned(shape, dtype))

@@ -1,10 +1,11 @@
 """Correctness of LayerNorm forward and backward against PyTorch autograd in float32."""
 
+import pytest
 import torch
 import torch.nn.functional as F
 
 import caliber_ops as ops
-from caliber_ops.testing import assert_close, case, poisoned, randn
+from caliber_ops.testing import assert_close, poisoned, randn, shape_id
 
 SHAPES = [(37, 1000), (300, 4096)]
 EPS_LN = 1e-5
@@ -16,7 +17,13 @@ def _ln_inputs(dtype, shape):
     return randn(shape, dtype), 1 + 0.1 * randn((n, ), dtype), 0.1 * randn((n, ), dtype), randn(shape, dtype)
 
 
-@case("layer_norm_fwd", SHAPES)
+@pytest.mark.layer_norm_fwd
+@pytest.mark.parametrize("dtype", [
+    pytest.param(torch.float16, id="float16"),
+    pytest.param(torch.bfloat16, id="bfloat16"),
+    pytest.param(torch.float32, id="float32"),
+])
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
 def test_layer_norm_fwd(dtype, shape):
     x, w, b, _ = _ln_inputs(dtype, shape)
     m = shape[0]
@@ -28,7 +35,13 @@ def test_layer_norm_fwd(dtype, shape):
     assert_close(rstd, torch.rsqrt(xf.var(1, unbiased=False) + EPS_LN), torch.float32)
 
 
-@case("layer_norm_bwd", SHAPES)
+@pytest.mark.layer_norm_bwd
+@pytest.mark.parametrize("dtype", [
+    pytest.param(torch.float16, id="float16"),
+    pytest.param(torch.bfloat16, id="bfloat16"),
+    pytest.param(torch.float32, id="float32"),
+])
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
 def test_layer_norm_bwd(dtype, shape):
     x, w, b, dy = _ln_inputs(dtype, shape)
     n = shape[1]

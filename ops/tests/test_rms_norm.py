@@ -1,9 +1,10 @@
 """Correctness of RMSNorm forward and backward against float32 PyTorch autograd."""
 
+import pytest
 import torch
 
 import caliber_ops as ops
-from caliber_ops.testing import assert_close, case, poisoned, randn
+from caliber_ops.testing import assert_close, poisoned, randn, shape_id
 
 SHAPES = [(37, 1000), (300, 4096)]
 EPS_RMS = 1e-6
@@ -19,7 +20,13 @@ def _rms_reference(x, w):
     return x * torch.rsqrt(x.pow(2).mean(1, keepdim=True) + EPS_RMS) * w
 
 
-@case("rms_norm_fwd", SHAPES)
+@pytest.mark.rms_norm_fwd
+@pytest.mark.parametrize("dtype", [
+    pytest.param(torch.float16, id="float16"),
+    pytest.param(torch.bfloat16, id="bfloat16"),
+    pytest.param(torch.float32, id="float32"),
+])
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
 def test_rms_norm_fwd(dtype, shape):
     x, w, _ = _inputs(dtype, shape)
     m = shape[0]
@@ -29,7 +36,13 @@ def test_rms_norm_fwd(dtype, shape):
     assert_close(rstd, torch.rsqrt(xf.pow(2).mean(1) + EPS_RMS), torch.float32)
 
 
-@case("rms_norm_bwd", SHAPES)
+@pytest.mark.rms_norm_bwd
+@pytest.mark.parametrize("dtype", [
+    pytest.param(torch.float16, id="float16"),
+    pytest.param(torch.bfloat16, id="bfloat16"),
+    pytest.param(torch.float32, id="float32"),
+])
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
 def test_rms_norm_bwd(dtype, shape):
     x, w, dy = _inputs(dtype, shape)
     n = shape[1]

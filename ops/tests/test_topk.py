@@ -1,14 +1,21 @@
 """Correctness of topk: torch.topk's values exactly, and indices that point at them."""
 
+import pytest
 import torch
 
 import caliber_ops as ops
-from caliber_ops.testing import case, poisoned, randn
+from caliber_ops.testing import poisoned, randn, shape_id
 
 K = 8
 
 
-@case("topk", [(37, 1000), (256, 4096)])
+@pytest.mark.topk
+@pytest.mark.parametrize("dtype", [
+    pytest.param(torch.float16, id="float16"),
+    pytest.param(torch.bfloat16, id="bfloat16"),
+    pytest.param(torch.float32, id="float32"),
+])
+@pytest.mark.parametrize("shape", [(37, 1000), (256, 4096)], ids=shape_id)
 def test_topk(dtype, shape):
     x = randn(shape, dtype)
     m = shape[0]

@@ -32,7 +32,7 @@ ROWS = _inventory().rows()
 
 
 def _marks(path):
-    """{test function name: set of op marks} of a test file: @pytest.mark.<op> and @case("<op>", ...)."""
+    """{test function name: set of op marks} of a test file: its @pytest.mark.<op> decorators."""
     with open(os.path.join(OPS_DIR, path)) as f:
         tree = ast.parse(f.read())
     found = {}
@@ -44,8 +44,6 @@ def _marks(path):
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and \
                         target.value.attr == "mark" and target.attr not in ("parametrize", ):
                     marks.add(target.attr)
-                if isinstance(dec, ast.Call) and isinstance(dec.func, ast.Name) and dec.func.id == "case":
-                    marks.add(dec.args[0].value)
             found[node.name] = marks
     return found
 
@@ -88,3 +86,25 @@ def test_matmuls_take_half_precisions():
     for row in ROWS:
         if row["kind"] == "matmul":
             assert row["dtypes"] == "float16;bfloat16"
+
+
+def _dtype_ids(path, test):
+    """The ids of a test's literal dtype parameters (pytest.param(torch.X, id="X"))."""
+    with open(os.path.join(OPS_DIR, path)) as f:
+        tree = ast.parse(f.read())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == test:
+            for dec in node.decorator_list:
+                if isinstance(dec, ast.Call) and getattr(dec.func, "attr", "") == "parametrize" and \
+                        dec.args[0].value == "dtype":
+                    return [kw.value.value for p in dec.args[1].elts for kw in p.keywords if kw.arg == "id"]
+    return None
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row["op"] for row in ROWS])
+def test_written_dtypes_are_the_inventorys(row):
+    """Each test file spells out the dtypes inventory_main.csv lists for its op."""
+    want = row["dtypes"].split(";")
+    assert _dtype_ids(row["benchmark_file"], row["benchmark_test"]) == want
+    marked = [name for name, marks in _marks(row["correctness_file"]).items() if row["op"] in marks]
+    assert marked and all(_dtype_ids(row["correctness_file"], name) == want for name in marked)
