@@ -90,6 +90,15 @@ int cb_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		cb_fail(err, "%s: out of memory", path);
 		goto out;
 	}
+	{
+		/* Renaming over a device, a folder or a link would replace it
+		 * (as root, even /dev/null): only regular files are replaced. */
+		struct stat st;
+		if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			cb_fail(err, "%s: exists and is not a regular file; refusing to replace it", path);
+			goto out;
+		}
+	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		cb_fail(err, "%s: cannot create temporary file: %s", path, strerror(errno));

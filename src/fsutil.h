@@ -12,7 +12,8 @@ int cb_read_file(const char *path, char **buf, size_t *len, struct cb_err *err);
 
 /* Write data to path atomically: a temporary file in the same directory,
  * fsync, chmod to mode, rename over path, fsync of the directory. A reader
- * sees the old file or the whole new one, never a part. */
+ * sees the old file or the whole new one, never a part. Refuses to replace
+ * anything but a regular file. */
 int cb_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		    struct cb_err *err);
 

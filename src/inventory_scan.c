@@ -1606,6 +1606,47 @@ static int add_warning(struct cb_corpus_inventory *inv, size_t *cap, char *line,
 	return 0;
 }
 
+/* Whether file f holds a test marked with op's name. */
+static int file_has_mark(const struct pyfile *f, const struct op *op)
+{
+	size_t j;
+
+	for (j = 0; j < f->f.ntests; j++)
+		if (has_mark(&f->f.tests[j], op->name))
+			return 1;
+	return 0;
+}
+
+/* The correctness file of op among those with a test of its mark: the one
+ * named like its benchmark file (benchmark/test_softmax.py pairs with
+ * tests/test_softmax.py, not with a vendor's tests/test_rdna4_softmax.py
+ * that sorts first), else tests/test_<op>.py, else the first in sorted
+ * order. NULL when no test carries the mark. */
+static const struct pyfile *correctness_file(const struct side *tests, const struct op *op)
+{
+	const char *bbase = strrchr(op->bf->rel, '/');
+	const struct pyfile *first = NULL;
+	char *want = cb_strdupf("tests/test_%s.py", op->name);
+	size_t i;
+
+	bbase = bbase ? bbase + 1 : op->bf->rel;
+	for (i = 0; i < tests->n; i++) {
+		const struct pyfile *f = &tests->v[i];
+		const char *base = strrchr(f->rel, '/');
+
+		if (!file_has_mark(f, op))
+			continue;
+		if (strcmp(base ? base + 1 : f->rel, bbase) == 0) {
+			free(want);
+			return f;
+		}
+		if (!first || (want && strcmp(f->rel, want) == 0 && strcmp(first->rel, want) != 0))
+			first = f;
+	}
+	free(want);
+	return first;
+}
+
 /* One CSV row for op, or a warning when it has no correctness test or
  * no dtype at all. */
 static int add_row(struct cb_corpus_inventory *inv, const struct side *tests, const struct op *op,
@@ -1619,10 +1660,7 @@ static int add_row(struct cb_corpus_inventory *inv, const struct side *tests, co
 	char *kindcol, *dtypes;
 	size_t i, j;
 
-	for (i = 0; i < tests->n && !cf; i++)
-		for (j = 0; j < tests->v[i].f.ntests && !cf; j++)
-			if (has_mark(&tests->v[i].f.tests[j], op->name))
-				cf = &tests->v[i];
+	cf = correctness_file(tests, op);
 	if (!cf)
 		return add_warning(inv, wcap,
 				   cb_strdupf("op '%s' (%s::%s) has no test under tests/ marked '%s'; left out",
@@ -1762,7 +1800,8 @@ static const char inventory_about[] =
 	"(pytest's own marks left out), and @pytest.mark.parametrize(\"dtype\", ...).\n"
 	"\n"
 	"One row per op marked on a benchmark test: the first such test in sorted\n"
-	"path order, the first file under tests/ with a test of the same mark, the\n"
+	"path order; the file under tests/ with a test of the same mark that is named\n"
+	"like the benchmark file (else tests/test_<op>.py, else the first); the\n"
 	"mark as selector, the dtypes of those tests (sorted; '*' when one of them\n"
 	"does not list torch dtypes literally), the kind, the layout and the corpus\n"
 	"tree digest (see docs/formats.md, \"Inventory from a corpus tree\"). The\n"

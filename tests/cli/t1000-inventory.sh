@@ -151,3 +151,8 @@ test_expect_success 'a corpus that is not a directory, and a command line withou
 	expect_refusal 2 want $CALIBER inventory --corpus "$D/per-operator" &&
 	test ! -e inv.csv
 '
+
+test_expect_success 'the correctness file named like the benchmark file wins over one that sorts first' '
+	$CALIBER inventory --corpus "$CALIBER_ROOT/tests/data/inventory/paired" -o inv.csv >/dev/null &&
+	grep -q "^softmax,benchmark/test_softmax.py,test_perf_softmax,tests/test_softmax.py,softmax," inv.csv
+'

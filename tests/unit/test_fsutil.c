@@ -78,6 +78,25 @@ static void atomic_write_replaces_whole_file(void **state)
 	cb_strv_free(names, n);
 }
 
+/* An atomic write never replaces a device, folder or link by renaming over it. */
+static void atomic_write_refuses_non_regular_targets(void **state)
+{
+	const char *dir = tl_tmpdir();
+	char link[512], sub[512];
+	struct cb_err err;
+
+	(void)state;
+	snprintf(link, sizeof(link), "%s/null-link", dir);
+	snprintf(sub, sizeof(sub), "%s/folder", dir);
+	assert_int_equal(symlink("/dev/null", link), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(cb_write_atomic(link, "x", 1, 0644, &err), -1);
+	assert_non_null(strstr(err.msg, "exists and is not a regular file"));
+	assert_int_equal(cb_write_atomic(sub, "x", 1, 0644, &err), -1);
+	assert_int_equal(cb_write_atomic("/dev/null", "x", 1, 0644, &err), -1);
+	assert_true(cb_is_dir(sub));
+}
+
 static void write_into_missing_dir_fails_naming_it(void **state)
 {
 	struct cb_err err;
@@ -92,6 +111,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(resolve_follows_links_and_dotdot),
 		cmocka_unit_test(atomic_write_replaces_whole_file),
+		cmocka_unit_test(atomic_write_refuses_non_regular_targets),
 		cmocka_unit_test(write_into_missing_dir_fails_naming_it),
 	};
 

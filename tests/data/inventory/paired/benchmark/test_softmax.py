@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.softmax
+def test_perf_softmax():
+    pass

@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.softmax
+def test_rdna4_softmax():
+    pass
