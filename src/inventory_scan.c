@@ -1819,26 +1819,17 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err)
 	const char *corpus = NULL, *output = NULL;
 	const struct cb_opt opts[] = {
 		{ "corpus", CB_OPT_STR, &corpus, "DIR", "the corpus tree, holding benchmark/ and tests/" },
-		{ "output", CB_OPT_STR, &output, "FILE", "also -o FILE: the inventory CSV to write" },
+		{ "output", CB_OPT_STR, &output, "FILE", "the inventory CSV to write" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "inventory", "--corpus DIR -o FILE", inventory_about, opts, 0, 0 };
 	struct cb_corpus_inventory inv;
 	struct stat st;
-	char **pos = NULL, **args, *rout, *rcorpus;
+	char **pos = NULL, *rout, *rcorpus;
 	size_t npos, i;
 	int rc;
 
-	/* -o is the one short option: read it as --output. */
-	args = calloc((size_t)argc + 1, sizeof(*args));
-	if (!args) {
-		cb_fail(err, "out of memory");
-		return CB_EXIT_FAIL;
-	}
-	for (i = 0; i < (size_t)argc; i++)
-		args[i] = strcmp(argv[i], "-o") == 0 && i > 0 ? (char *)"--output" : argv[i];
-	rc = cb_parse_opts(&spec, argc, args, &pos, &npos, err);
-	free(args);
+	rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
 	free(pos);
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;

@@ -15,8 +15,8 @@ void cb_print_help(const struct cb_cmd_spec *spec)
 		printf("\noptions:\n");
 		for (o = spec->opts; o->name; o++) {
 			char left[64];
-			snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+			snprintf(left, sizeof(left), "%s--%s%s%s", strcmp(o->name, "output") ? "" : "-o, ",
+				 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 			printf("  %-26s %s\n", left, o->help);
 		}
 	}
@@ -72,6 +72,9 @@ int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv,
 			only_pos = 1;
 			continue;
 		}
+		/* -o is the one short option: --output, in every command that has one. */
+		if (!only_pos && strcmp(a, "-o") == 0 && find_opt(spec->opts, "output", 6))
+			a = "--output";
 		if (!only_pos && strncmp(a, "--", 2) == 0) {
 			const char *name = a + 2, *eq = strchr(name, '=');
 			size_t n = eq ? (size_t)(eq - name) : strlen(name);

@@ -29,7 +29,8 @@ struct cb_cmd_spec {
 	size_t min_pos, max_pos;     /* positional arguments allowed */
 };
 
-/* Parse argv (argv[0] is the command name). Positional arguments are
+/* Parse argv (argv[0] is the command name). `-o` is accepted for
+ * `--output` in every command that has an "output" option. Positional arguments are
  * returned in pos (borrowed pointers into argv; the array is the caller's to
  * free). Returns 0 to go on, 1 when --help was printed (exit 0), -1 on a bad
  * command line. */

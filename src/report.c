@@ -1807,13 +1807,13 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	struct cb_buf b = CB_BUF_INIT;
 	struct row *rows = NULL;
 	const char *format = NULL, *output = NULL, *fail_on = NULL, *run = NULL;
-	char **pos = NULL, **args = NULL, fail_set[8] = "", *data = NULL, *path = NULL;
+	char **pos = NULL, fail_set[8] = "", *data = NULL, *path = NULL;
 	enum format fmt = FMT_TEXT;
 	size_t npos, i, len, hits = 0;
 	int rc;
 	const struct cb_opt opts[] = {
 		{ "format", CB_OPT_STR, &format, "FMT", "text, md or html (default: from -o's extension, else text)" },
-		{ "output", CB_OPT_STR, &output, "FILE", "also -o FILE: write the report there, not to stdout" },
+		{ "output", CB_OPT_STR, &output, "FILE", "write the report there, not to stdout" },
 		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task has one of these (e.g. K,R,X)" },
 		{ "run", CB_OPT_STR, &run, "DIR", "derived run: the run root, when derived.json's run.root is elsewhere" },
 		{ NULL, 0, NULL, NULL, NULL }
@@ -1821,19 +1821,9 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	const struct cb_cmd_spec spec = { "report", "RUN_ROOT|DERIVED_DIR [--format text|md|html] [-o FILE] [--fail-on VERDICTS]",
 					  report_about, opts, 1, 1 };
 
-	/* -o is the one short option: read it as --output. */
-	args = calloc((size_t)argc + 1, sizeof(*args));
-	if (!args) {
-		cb_fail(err, "out of memory");
-		return CB_EXIT_FAIL;
-	}
-	for (i = 0; i < (size_t)argc; i++)
-		args[i] = strcmp(argv[i], "-o") == 0 && i > 0 ? (char *)"--output" : argv[i];
-	rc = cb_parse_opts(&spec, argc, args, &pos, &npos, err);
-	if (rc) {
-		free(args);
+	rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	}
 	memset(&rp, 0, sizeof(rp));
 	rc = CB_EXIT_USAGE;
 	if (cb_fail_on_parse(fail_on, fail_set, err) < 0)
@@ -1922,6 +1912,5 @@ out:
 	cb_buf_release(&b);
 	report_release(&rp);
 	free(pos);
-	free(args);
 	return rc;
 }
