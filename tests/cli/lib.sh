@@ -13,6 +13,14 @@ set -u
 : "${CALIBER:?run through tests/run.sh}"
 : "${CALIBER_ROOT:?run through tests/run.sh}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/caliber-cli.XXXXXX")
+
+# For tests that run campaigns: the interpreter with pytest, the commit the
+# binary was built from (the harness pin), and --allow-dirty-harness when it
+# was built from a dirty tree (it can only run then, and says so).
+PY=${PYTHON:-python3}
+commit=$($CALIBER --version | sed 's/.*(commit \([0-9a-f]*\).*/\1/')
+case "$($CALIBER --version)" in *dirty*|*unknown*) DIRTY=--allow-dirty-harness ;; *) DIRTY= ;; esac
+export PY commit DIRTY
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
 test_count=0
 

@@ -6,12 +6,7 @@
 
 D="$CALIBER_ROOT/tests/data/campaign-cpu"
 W="$CALIBER_ROOT/tests/workers"
-PY=${PYTHON:-python3}
-# The harness is pinned to the commit caliber was built from; a build from
-# a dirty tree can only run with --allow-dirty-harness (and says so).
-commit=$($CALIBER --version | sed 's/.*(commit \([0-9a-f]*\).*/\1/')
-case "$($CALIBER --version)" in *dirty*|*unknown*) DIRTY=--allow-dirty-harness ;; *) DIRTY= ;; esac
-export D W PY commit DIRTY
+export D W
 
 setup='
 make_frozen() {

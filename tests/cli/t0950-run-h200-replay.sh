@@ -6,10 +6,7 @@
 
 D="$CALIBER_ROOT/tests/data/campaign-h200-replay"
 RUN="$CALIBER_ROOT/campaigns/demo-h200/runs/canary"
-PY=${PYTHON:-python3}
-commit=$($CALIBER --version | sed 's/.*(commit \([0-9a-f]*\).*/\1/')
-case "$($CALIBER --version)" in *dirty*|*unknown*) DIRTY=--allow-dirty-harness ;; *) DIRTY= ;; esac
-export D RUN PY commit DIRTY
+export D RUN
 
 for mode in persistent isolate; do
 	test_expect_success "the sealed H200 canary's verdicts are reproduced from its cells ($mode workers)" "
