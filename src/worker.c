@@ -107,8 +107,9 @@ static char *build_root_path(const struct cb_worker_ctx *ctx)
 int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, const char *dir,
 		  struct cb_env *env, json_t **overlay, struct cb_err *err)
 {
-	static const char *const sub[] = { "home", "home/.cache", "triton", "flaggems" };
-	static const char *const vars[] = { "HOME", "XDG_CACHE_HOME", "TRITON_CACHE_DIR", "FLAGGEMS_CACHE_DIR" };
+	static const char *const sub[] = { "home", "home/.cache", "triton", "flaggems", "work" };
+	static const char *const vars[] = { "HOME", "XDG_CACHE_HOME", "TRITON_CACHE_DIR", "FLAGGEMS_CACHE_DIR",
+					    "CALIBER_WORK_DIR" };
 	const char *k, *v;
 	json_t *ov = json_object(), *jv;
 	char *bpath = build_root_path(ctx), *pp = NULL, *extra = NULL;
@@ -123,9 +124,10 @@ int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, c
 		if (val && cb_env_set(env, cb_env_passthrough[i], val) < 0)
 			goto oom;
 	}
-	/* What caliber sets, in the order it wins: caches, paths, device,
-	 * CALIBER_*, then the overlay (which may not touch CALIBER_*). */
-	for (i = 0; i < 4; i++) {
+	/* What caliber sets, in the order it wins: caches and the working
+	 * directory, paths, device, CALIBER_*, then the overlay (which may not
+	 * touch CALIBER_*). */
+	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
 		char *p = cb_path_join(dir, sub[i]);
 		if (!p || cb_mkdir_p(p, 0700, err) < 0) {
 			free(p);

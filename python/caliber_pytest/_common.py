@@ -9,6 +9,29 @@ import tempfile
 import pytest
 
 
+# pytest options whose value is the next argument (never a path to rewrite).
+_VALUE_OPTIONS = frozenset(("-m", "-k", "-p", "-c", "-o", "--rootdir", "--confcutdir", "--basetemp"))
+
+
+def corpus_argv(corpus, args):
+    """args for running the corpus' tests from a working directory outside the
+    corpus: --rootdir is the corpus, so node ids stay relative to it, and each
+    positional selection that names a file or folder of the corpus (a node id
+    relative to it) is made absolute; option values and anything else pass as
+    they are. Files a corpus writes to its working directory (FlagGems'
+    accuracy_result.json, pytest-benchmark's .benchmarks) then land in the
+    cell's private folder, and the frozen corpus tree stays as its digest says."""
+    out, value = [f"--rootdir={corpus}"], False
+    for a in args:
+        path = os.path.join(corpus, a.split("::", 1)[0])
+        if value or a.startswith("-") or os.path.isabs(a) or not os.path.exists(path):
+            value = not value and a in _VALUE_OPTIONS
+            out.append(a)
+        else:
+            out.append(os.path.join(corpus, a))
+    return out
+
+
 def usage_error(plugin, why):
     """The error every plugin raises when it cannot work: never silent."""
     return pytest.UsageError(f"caliber_pytest.{plugin}: {why}")

@@ -1,6 +1,7 @@
 """The workload's dtypes and shapes (CALIBER_DTYPES, CALIBER_SHAPES)."""
 
 import json
+import os
 
 from ._common import dtype_name
 
@@ -22,12 +23,13 @@ def parse_dtypes(text):
     return set(names) if names else None
 
 
-def corpus_options(spec, dtypes, phase, has_option):
+def corpus_options(spec, dtypes, phase, has_option, corpus):
     """(settings, missing): the corpus options the workload sets, {dest: value},
     and the CALIBER_SHAPES keys the corpus has no option for.
 
     "level" goes to --level and "file" to --shape_file (FlagGems' benchmark
-    options); the dtypes go to --dtypes where the corpus has it (FlagGems'
+    options), a relative file taken from the corpus root (pytest runs in a
+    private working directory, not in the corpus); the dtypes go to --dtypes where the corpus has it (FlagGems'
     benchmark tests are not parametrized over dtype). The correctness phase
     runs the corpus's tests, whose conftest need not have the benchmark's
     options: there a missing one is skipped, the tests keep their own shapes."""
@@ -36,7 +38,7 @@ def corpus_options(spec, dtypes, phase, has_option):
         if key not in spec:
             continue
         if has_option(dest):
-            settings[dest] = spec[key]
+            settings[dest] = os.path.join(corpus, spec[key]) if key == "file" else spec[key]
         elif phase != "correctness":
             missing.append(key)
     if dtypes and has_option(DTYPES_OPTION):

@@ -7,6 +7,8 @@ QUERIES.json: {"queries": [{"id": "...", "args": ["file.py::test", "-m", "expr"]
 RESULT.json:  {"queries": {"<id>": {"count": N, "missing": [node ids], "exit": rc,
                                     "errors": ["..."]}}}
 
+It runs in the private CALIBER_WORK_DIR with the corpus as rootdir, as the
+worker session does, so collecting writes nothing into the frozen corpus.
 Each query is one `pytest --collect-only` session in this process (test modules
 are imported once and reused), so -m and -k are evaluated by pytest itself.
 A node id is missing when no collected item is that node or, for a function
@@ -17,6 +19,8 @@ import os
 import sys
 
 import pytest
+
+from caliber_pytest._common import corpus_argv
 
 
 class _Collector:
@@ -48,10 +52,11 @@ def _node_ids(args):
     return out
 
 
-def resolve(args):
+def resolve(corpus, args):
     """Collect one selection; returns its result entry."""
     c = _Collector()
-    rc = pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *args], plugins=[c])
+    rc = pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *corpus_argv(corpus, args)],
+                     plugins=[c])
     ids = [i.nodeid for i in c.items]
     missing = [n for n in _node_ids(args)
                if not any(i == n or i.startswith(n + "[") for i in ids)]
@@ -62,8 +67,11 @@ def main(argv):
     corpus, queries, result = argv[1], argv[2], argv[3]
     with open(queries, encoding="utf-8") as f:
         qs = json.load(f)["queries"]
-    os.chdir(corpus)
-    out = {"queries": {q["id"]: resolve(q["args"]) for q in qs}}
+    work = os.environ.get("CALIBER_WORK_DIR")
+    if not work:
+        sys.exit("caliber_pytest.collect: CALIBER_WORK_DIR is not set (the caliber worker environment sets it)")
+    os.chdir(work)
+    out = {"queries": {q["id"]: resolve(corpus, q["args"]) for q in qs}}
     with open(result, "w", encoding="utf-8") as f:
         json.dump(out, f, sort_keys=True)
     return 0

@@ -3,7 +3,9 @@
     python3 -m caliber_pytest.session
 
 Reads one JSON request per line on stdin; for each, sets the request's `env`,
-changes to CALIBER_CORPUS, runs pytest.main(argv) in this process, puts the
+changes to the worker's private CALIBER_WORK_DIR, runs pytest.main on argv
+with the corpus CALIBER_CORPUS as rootdir (_common.corpus_argv: whatever a
+test writes to its working directory stays out of the frozen corpus), puts the
 environment and directory back, and writes one JSON reply line on fd
 CALIBER_REPLY_FD (3). torch and triton stay imported between requests, which
 is the point of a session; every pytest.main is its own pytest session with its
@@ -15,6 +17,8 @@ import os
 import sys
 
 import pytest
+
+from caliber_pytest._common import corpus_argv
 
 
 def _reply_stream():
@@ -50,11 +54,11 @@ def run_request(request):
     saved = _apply_env(env)
     cwd = os.getcwd()
     try:
-        corpus = os.environ.get("CALIBER_CORPUS")
-        if not corpus:
-            return {"error": "CALIBER_CORPUS is not set", "exit": 3}
-        os.chdir(corpus)
-        return {"exit": int(pytest.main(list(argv)))}
+        corpus, work = os.environ.get("CALIBER_CORPUS"), os.environ.get("CALIBER_WORK_DIR")
+        if not corpus or not work:
+            return {"error": "CALIBER_CORPUS or CALIBER_WORK_DIR is not set", "exit": 3}
+        os.chdir(work)
+        return {"exit": int(pytest.main(corpus_argv(corpus, argv)))}
     except Exception as e:  # reported to the runner, which marks the task X
         return {"error": f"{type(e).__name__}: {e}", "exit": 3}
     finally:

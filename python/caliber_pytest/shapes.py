@@ -33,7 +33,8 @@ def pytest_configure(config):
         raise usage_error(PLUGIN, str(e))
     settings, missing = _shapes.corpus_options(_spec, _shapes.dtype_list(dtypes_text),
                                                os.environ.get("CALIBER_PHASE"),
-                                               lambda dest: hasattr(config.option, dest))
+                                               lambda dest: hasattr(config.option, dest),
+                                               os.environ.get("CALIBER_CORPUS", ""))
     if missing:
         key = missing[0]
         raise usage_error(PLUGIN, f"CALIBER_SHAPES has {key!r} but the corpus has no "

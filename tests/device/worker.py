@@ -24,9 +24,12 @@ PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "HOME", "LD_LIBRARY_PATH", "CUDA_HOM
 def worker_env(cache_dir, demo=False):
     """A worker's environment as formats.md lists it (built from nothing)."""
     env = {k: os.environ[k] for k in PASSED_THROUGH if k in os.environ}
+    work = f"{cache_dir}.work"  # the private working directory, beside the private cache
+    os.makedirs(work, exist_ok=True)
     paths = [os.path.join(REPO, "python"), OPS] + ([DEMO] if demo else [])
     env.update(PYTHONPATH=":".join(paths), TRITON_CACHE_DIR=str(cache_dir), PYTHONDONTWRITEBYTECODE="1",
-               CALIBER_REPLY_FD="3", CALIBER_CORPUS=OPS, CALIBER_BACKEND="cuda", CALIBER_GRAPH_CAPTURE="1")
+               CALIBER_REPLY_FD="3", CALIBER_CORPUS=OPS, CALIBER_WORK_DIR=work, CALIBER_BACKEND="cuda",
+               CALIBER_GRAPH_CAPTURE="1")
     return env
 
 

@@ -137,6 +137,8 @@ def test_sync_config_rebinds_names_bound_to_an_earlier_session():
 CONFTEST = {
     # 2026-08: a new Config object in every pytest_configure
     "2026-08": """
+        import os
+
         import pytest
         import torch
 
@@ -153,7 +155,7 @@ CONFTEST = {
             parser.addoption("--warmup", default=1000)
             parser.addoption("--iter", default=100)
             parser.addoption("--dtypes", action="append", default=None)
-            parser.addoption("--shape_file", default="benchmark/core_shapes.yaml")
+            parser.addoption("--shape_file", default=os.path.join(os.path.dirname(__file__), "core_shapes.yaml"))
 
 
         def pytest_configure(config):
@@ -163,6 +165,8 @@ CONFTEST = {
     """,
     # 2026-03: one Config object, set again in every pytest_configure
     "2026-03": """
+        import os
+
         import pytest
         import torch
 
@@ -180,7 +184,7 @@ CONFTEST = {
             parser.addoption("--warmup", default=1000)
             parser.addoption("--iter", default=100)
             parser.addoption("--dtypes", action="append", default=None)
-            parser.addoption("--shape_file", default="benchmark/core_shapes.yaml")
+            parser.addoption("--shape_file", default=os.path.join(os.path.dirname(__file__), "core_shapes.yaml"))
 
 
         def pytest_configure(config):

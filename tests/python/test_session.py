@@ -3,6 +3,7 @@ in-process pytest session per request, each counting only its own tests."""
 
 import textwrap
 
+from caliber_pytest._common import corpus_argv
 from worker_session import request, serve
 
 TESTS = {
@@ -20,9 +21,9 @@ TESTS = {
     "test_env.py": """
         import os
 
-        def test_request_env_is_set_and_cwd_is_the_corpus():
+        def test_request_env_is_set_and_cwd_is_the_work_dir():
             assert os.environ["CALIBER_TASK"] == "t3"
-            assert os.getcwd() == os.environ["CALIBER_CORPUS"]
+            assert os.getcwd() == os.environ["CALIBER_WORK_DIR"]
     """,
     "test_env_gone.py": """
         import os
@@ -41,10 +42,16 @@ def _serve(corpus, requests):
     return serve(corpus, requests, {"CALIBER_TASK": None})
 
 
+def _corpus(tmp_path, tests):
+    corpus = tmp_path / "corpus"
+    for name, text in tests.items():
+        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / name).write_text(textwrap.dedent(text))
+    return corpus
+
+
 def test_two_sessions_count_their_own_tests(tmp_path):
-    for name, text in TESTS.items():
-        (tmp_path / name).write_text(textwrap.dedent(text))
-    status, replies, out = _serve(tmp_path, [
+    status, replies, out = _serve(_corpus(tmp_path, TESTS), [
         _request("t1", "test_two.py"),
         _request("t2", "test_fails.py"),
         "\n",
@@ -58,6 +65,32 @@ def test_two_sessions_count_their_own_tests(tmp_path):
     assert "3 passed" not in out and "1 failed, 2 passed" not in out
 
 
+def test_files_a_test_writes_stay_out_of_the_corpus(tmp_path):
+    """FlagGems' conftest writes accuracy_result.json to the working directory:
+    it must land in the private work dir, while node ids stay relative to the
+    corpus and -m selects as before."""
+    corpus = _corpus(tmp_path, {"tests/test_writes.py": """
+        import pytest
+
+        @pytest.mark.gelu
+        def test_writes(request):
+            with open("accuracy_result.json", "a") as f:
+                f.write(request.node.nodeid)
+
+        def test_unmarked():
+            assert False
+    """})
+    before = sorted(p.relative_to(corpus) for p in corpus.rglob("*"))
+    status, replies, out = _serve(corpus, [_request("t1", "tests/test_writes.py", {}),
+                                           request("t2", ["-q", "-p", "no:cacheprovider", "tests/test_writes.py",
+                                                          "-m", "gelu"])])
+    assert status == 0, out
+    assert [r["exit"] for r in replies] == [1, 0], out
+    assert sorted(p.relative_to(corpus) for p in corpus.rglob("*") if "__pycache__" not in p.parts) == before
+    written = (tmp_path / "work" / "accuracy_result.json").read_text()
+    assert written == "tests/test_writes.py::test_writes" * 2
+
+
 def test_bad_requests_get_exit_3(tmp_path):
     status, replies, _ = _serve(tmp_path, ["{not json\n", '{"task": "x", "phase": "a"}\n'])
     assert status == 0
@@ -68,4 +101,16 @@ def test_bad_requests_get_exit_3(tmp_path):
 def test_missing_corpus_is_reported(tmp_path):
     status, replies, _ = _serve(tmp_path, [_request("t", "x.py", {"CALIBER_CORPUS": ""})])
     assert status == 0
-    assert replies == [{"error": "CALIBER_CORPUS is not set", "exit": 3, "phase": "a", "task": "t"}]
+    assert replies == [{"error": "CALIBER_CORPUS or CALIBER_WORK_DIR is not set", "exit": 3, "phase": "a",
+                        "task": "t"}]
+
+
+def test_corpus_argv_makes_only_corpus_paths_absolute(tmp_path):
+    (tmp_path / "benchmark").mkdir()
+    (tmp_path / "benchmark" / "test_x.py").write_text("")
+    args = ["-q", "-p", "no:cacheprovider", "benchmark/test_x.py::test_a[float16]", "benchmark", "-m", "benchmark",
+            "-k", "test_x.py", "--mode", "cudagraph", "/abs/test_y.py", "missing/test_z.py"]
+    assert corpus_argv(str(tmp_path), args) == [
+        f"--rootdir={tmp_path}", "-q", "-p", "no:cacheprovider", f"{tmp_path}/benchmark/test_x.py::test_a[float16]",
+        f"{tmp_path}/benchmark", "-m", "benchmark", "-k", "test_x.py", "--mode", "cudagraph", "/abs/test_y.py",
+        "missing/test_z.py"]

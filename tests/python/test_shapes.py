@@ -40,14 +40,16 @@ def test_dtype_list_keeps_the_workload_order():
 def test_corpus_options_map_level_file_and_dtypes():
     flaggems_benchmark = {"level", "shape_file", "dtypes"}.__contains__
     spec = {"level": "core", "file": "benchmark/core_shapes.yaml", "values": [[8, 8]]}
-    assert _shapes.corpus_options(spec, ["float16"], "a", flaggems_benchmark) == (
-        {"level": "core", "shape_file": "benchmark/core_shapes.yaml", "dtypes": ["float16"]}, [])
-    assert _shapes.corpus_options({}, [], "a", flaggems_benchmark) == ({}, [])
+    assert _shapes.corpus_options(spec, ["float16"], "a", flaggems_benchmark, "/fg") == (
+        {"level": "core", "shape_file": "/fg/benchmark/core_shapes.yaml", "dtypes": ["float16"]}, [])
+    assert _shapes.corpus_options(dict(spec, file="/elsewhere/s.yaml"), [], "a", flaggems_benchmark, "/fg") == (
+        {"level": "core", "shape_file": "/elsewhere/s.yaml"}, [])
+    assert _shapes.corpus_options({}, [], "a", flaggems_benchmark, "/fg") == ({}, [])
     # FlagGems' tests/conftest.py has neither: correctness runs its own shapes, a benchmark cannot
     none = set().__contains__
-    assert _shapes.corpus_options(spec, ["float16"], "correctness", none) == ({}, [])
-    assert _shapes.corpus_options(spec, ["float16"], "a", none) == ({}, ["level", "file"])
-    assert _shapes.corpus_options(spec, ["float16"], None, none) == ({}, ["level", "file"])
+    assert _shapes.corpus_options(spec, ["float16"], "correctness", none, "/fg") == ({}, [])
+    assert _shapes.corpus_options(spec, ["float16"], "a", none, "/fg") == ({}, ["level", "file"])
+    assert _shapes.corpus_options(spec, ["float16"], None, none, "/fg") == ({}, ["level", "file"])
 
 
 def test_split_by_dtype_matches_torch_names():

@@ -16,11 +16,15 @@ def request(task, argv, env=None, phase="a"):
 
 
 def serve(corpus, requests, env=None, timeout=120):
-    """Run one worker over requests with CALIBER_CORPUS=corpus; env adds to (or,
-    with None values, removes from) this process's environment. Returns (exit
-    status, replies, output)."""
+    """Run one worker over requests with CALIBER_CORPUS=corpus and a private
+    working directory beside it (CALIBER_WORK_DIR=corpus/../work); env adds to
+    (or, with None values, removes from) this process's environment. Returns
+    (exit status, replies, output)."""
     read_fd, write_fd = os.pipe()
-    full_env = dict(os.environ, PYTHONPATH=PYTHON_DIR, CALIBER_CORPUS=str(corpus), CALIBER_REPLY_FD="3")
+    work = os.path.join(os.path.dirname(os.path.abspath(corpus)), "work")
+    os.makedirs(work, exist_ok=True)
+    full_env = dict(os.environ, PYTHONPATH=PYTHON_DIR, CALIBER_CORPUS=str(corpus), CALIBER_WORK_DIR=work,
+                    CALIBER_REPLY_FD="3")
     for name, value in (env or {}).items():
         if value is None:
             full_env.pop(name, None)
