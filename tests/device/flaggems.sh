@@ -14,6 +14,8 @@
 # run the canary on $DEVICE (default 0) with --stop-after, so everything ends
 # within $FLAGGEMS_DEADLINE_S (default 585) seconds of the start; reaccount at
 # floors 0 and 1 into WORK/derived0 and WORK/derived1; wall time per task.
+# With FLAGGEMS_RESUME=1 (on the same machine, WORK kept from a run that
+# --stop-after stopped) it skips to the run, continued with --resume.
 # The full log and the results go to LOGDIR (default WORK/logs): at most 8
 # files. Prints short progress lines and ends with a summary.
 set -eu
@@ -27,6 +29,7 @@ fg=$work/FlagGems
 log=$logdir/flaggems.log
 summary=$logdir/summary.txt
 
+resume=${FLAGGEMS_RESUME:-0}
 mkdir -p "$work" "$logdir"
 : >"$log"
 : >"$summary"
@@ -63,6 +66,14 @@ git -C "$root" rev-parse -q --verify HEAD >/dev/null 2>&1 ||
 	fail "$root is not a git checkout: the manifest pins caliber by commit (carry .git)"
 "$root/caliber" inventory --help >/dev/null 2>&1 || fail "this caliber has no inventory command"
 
+if [ "$resume" = 1 ]; then
+	[ -f "$work/frozen/flaggems-h200-canary/manifest.json" ] && [ -d "$work/run-canary" ] ||
+		fail "FLAGGEMS_RESUME=1 but $work holds no stopped run"
+	tree0=$("$root/caliber" digest "$fg")
+	triton=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))' 2>>"$log") ||
+		fail "python3 cannot import triton"
+	note "resume: the stopped run in $work/run-canary"
+else
 # --- FlagGems and versions
 rm -rf "$fg" "$work/versions-cache" "$work/smoke" "$work/inventory" "$work/frozen" "$work/run-canary" "$work/derived0" "$work/derived1"
 mkdir -p "$fg"
@@ -92,20 +103,20 @@ tree0=$("$root/caliber" digest "$fg")
 
 # --- smoke: gelu_backward's benchmark through the planned plugins
 smoke=$work/smoke
-mkdir -p "$smoke/cell" "$smoke/home" "$smoke/flaggems-cache" "$smoke/triton-cache"
+mkdir -p "$smoke/cell" "$smoke/home" "$smoke/flaggems-cache" "$smoke/triton-cache" "$smoke/work"
 plugins=$("$root/caliber" plan --backend cuda)
 set --
 for p in $plugins; do set -- "$@" -p "$p"; done
 s0=$(date +%s)
-if ! (cd "$fg" && env HOME="$smoke/home" XDG_CACHE_HOME="$smoke/home/.cache" \
+if ! (cd "$smoke/work" && env HOME="$smoke/home" XDG_CACHE_HOME="$smoke/home/.cache" \
 	FLAGGEMS_CACHE_DIR="$smoke/flaggems-cache" TRITON_CACHE_DIR="$smoke/triton-cache" \
 	PYTHONPATH="$root/python:$fg:$fg_path" PYTHONDONTWRITEBYTECODE=1 CUDA_VISIBLE_DEVICES="$device" \
-	CALIBER_CORPUS="$fg" CALIBER_CELL_DIR="$smoke/cell" CALIBER_TASK=gelu_backward CALIBER_CELL=smoke \
+	CALIBER_CORPUS="$fg" CALIBER_WORK_DIR="$smoke/work" CALIBER_CELL_DIR="$smoke/cell" CALIBER_TASK=gelu_backward CALIBER_CELL=smoke \
 	CALIBER_ROLE=baseline CALIBER_PHASE=a CALIBER_AUTOTUNE_MODE=record \
 	CALIBER_AUTOTUNE_FILE="$smoke/cell/autotune.jsonl" CALIBER_DTYPES=float16 CALIBER_SHAPES='{"level":"core"}' \
 	CALIBER_TIMER='{"graph_capture":"off","kind":"native-event","rep_ms":4,"repeats":3,"warmup_ms":0}' \
 	CALIBER_GRAPH_CAPTURE=0 \
-	python3 -m pytest -q -p no:cacheprovider "$@" benchmark/test_gelu.py::test_gelu_backward >>"$log" 2>&1); then
+	python3 -m pytest -q -p no:cacheprovider "$@" --rootdir="$fg" "$fg/benchmark/test_gelu.py::test_gelu_backward" >>"$log" 2>&1); then
 	fail "smoke: FlagGems' gelu_backward benchmark failed through the plugins (see $log)"
 fi
 smoke_s=$(($(date +%s) - s0))
@@ -153,9 +164,13 @@ sed -e "s/@TRITON_TREE@/$("$root/caliber" digest "$triton")/" -e "s/@CORPUS_TREE
 	-e "s/@HARNESS_COMMIT@/$harness/" "$root/campaigns/flaggems-h200/manifest.in.json" >"$work/manifest.json"
 note "pinned: triton $triton, FlagGems tree $tree0, harness $harness"
 
+fi
+
 # --- prepare and run the canary
-logged "$root/caliber" prepare "$work/manifest.json" --inventory-dir "$work/inventory" --selection canary \
-	--output-root "$work/frozen" || fail "prepare refused the manifest (see $log)"
+if [ "$resume" != 1 ]; then
+	logged "$root/caliber" prepare "$work/manifest.json" --inventory-dir "$work/inventory" --selection canary \
+		--output-root "$work/frozen" || fail "prepare refused the manifest (see $log)"
+fi
 frozen=$work/frozen/flaggems-h200-canary
 stop=$((deadline - ($(date +%s) - start) - 75))
 [ "$stop" -gt 60 ] || fail "no time left for the campaign (deadline ${deadline}s)"
@@ -163,7 +178,8 @@ say "run: canary on device $device, --stop-after ${stop}s"
 run=$work/run-canary
 r0=$(date +%s)
 set +e
-"$root/caliber" run --manifest "$frozen/manifest.json" --task-matrix "$frozen/task-matrix.json" \
+[ "$resume" = 1 ] && set -- --resume || set --
+"$root/caliber" run "$@" --manifest "$frozen/manifest.json" --task-matrix "$frozen/task-matrix.json" \
 	--build-root "$triton" --corpus "$fg" --output-root "$run" --device "$device" \
 	--stop-after "$stop" >"$work/run.out" 2>&1
 rc=$?
