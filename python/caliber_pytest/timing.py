@@ -82,11 +82,24 @@ def _calls(fn, n_calls):
 
 
 def _capture(torch, fn, n_calls):
-    """A CUDA graph holding n_calls calls of fn, replayed once untimed."""
+    """A CUDA graph holding n_calls calls of fn, replayed once untimed.
+
+    A capture that fails never reaches the CUDA generator's capture epilogue,
+    and torch then refuses every later random draw outside a capture ("Offset
+    increment outside graph capture encountered unexpectedly": FlagGems'
+    gelu_backward benchmark, whose next input comes from torch.randn). So the
+    generator's state from before the capture is put back when it fails, and
+    the row falls back to direct timing with the operator's RNG intact."""
     torch.cuda.synchronize()
+    generator = torch.cuda.default_generators[torch.cuda.current_device()]
+    before = generator.clone_state()
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        _calls(fn, n_calls)()
+    try:
+        with torch.cuda.graph(graph):
+            _calls(fn, n_calls)()
+    except BaseException:
+        generator.graphsafe_set_state(before)
+        raise
     graph.replay()
     torch.cuda.synchronize()
     return graph

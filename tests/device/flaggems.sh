@@ -14,7 +14,9 @@
 # run the canary on $DEVICE (default 0) with --stop-after, so everything ends
 # within $FLAGGEMS_DEADLINE_S (default 585) seconds of the start; reaccount at
 # floors 0 and 1 into WORK/derived0 and WORK/derived1; wall time per task.
-# With FLAGGEMS_RESUME=1 (on the same machine, WORK kept from a run that
+# FLAGGEMS_GRAPH_CAPTURE=auto (default off, as the template) times the smoke
+# and the campaign with graph capture; FLAGGEMS_SMOKE_ONLY=1 stops after the
+# smoke. With FLAGGEMS_RESUME=1 (on the same machine, WORK kept from a run that
 # --stop-after stopped) it skips to the run, continued with --resume.
 # The full log and the results go to LOGDIR (default WORK/logs): at most 8
 # files. Prints short progress lines and ends with a summary.
@@ -30,6 +32,12 @@ log=$logdir/flaggems.log
 summary=$logdir/summary.txt
 
 resume=${FLAGGEMS_RESUME:-0}
+capture=${FLAGGEMS_GRAPH_CAPTURE:-off}
+case $capture in
+off) capture_on=0 ;;
+auto) capture_on=1 ;;
+*) echo "FLAGGEMS_GRAPH_CAPTURE must be off or auto" >&2 && exit 2 ;;
+esac
 mkdir -p "$work" "$logdir"
 : >"$log"
 : >"$summary"
@@ -114,8 +122,8 @@ if ! (cd "$smoke/work" && env HOME="$smoke/home" XDG_CACHE_HOME="$smoke/home/.ca
 	CALIBER_CORPUS="$fg" CALIBER_WORK_DIR="$smoke/work" CALIBER_CELL_DIR="$smoke/cell" CALIBER_TASK=gelu_backward CALIBER_CELL=smoke \
 	CALIBER_ROLE=baseline CALIBER_PHASE=a CALIBER_AUTOTUNE_MODE=record \
 	CALIBER_AUTOTUNE_FILE="$smoke/cell/autotune.jsonl" CALIBER_DTYPES=float16 CALIBER_SHAPES='{"level":"core"}' \
-	CALIBER_TIMER='{"graph_capture":"off","kind":"native-event","rep_ms":4,"repeats":3,"warmup_ms":0}' \
-	CALIBER_GRAPH_CAPTURE=0 \
+	CALIBER_TIMER='{"graph_capture":"'"$capture"'","kind":"native-event","rep_ms":4,"repeats":3,"warmup_ms":0}' \
+	CALIBER_GRAPH_CAPTURE=$capture_on \
 	python3 -m pytest -q -p no:cacheprovider "$@" --rootdir="$fg" "$fg/benchmark/test_gelu.py::test_gelu_backward" >>"$log" 2>&1); then
 	fail "smoke: FlagGems' gelu_backward benchmark failed through the plugins (see $log)"
 fi
@@ -154,6 +162,12 @@ note "smoke: $(echo "$smoke_out" | sed -n 's/^SMOKE //p') in ${smoke_s}s"
 echo "$smoke_out" | grep -q '^SMOKE .*PROBLEMS' && fail "smoke: see above"
 [ "$("$root/caliber" digest "$fg")" = "$tree0" ] || fail "smoke: the FlagGems tree changed while its benchmark ran"
 
+if [ "${FLAGGEMS_SMOKE_ONLY:-0}" = 1 ]; then
+	note "done in $(($(date +%s) - start))s (FLAGGEMS_SMOKE_ONLY)"
+	tar -czf "$logdir/smoke.tgz" -C "$work" smoke/cell
+	exit 0
+fi
+
 # --- inventory and the pinned manifest
 mkdir -p "$work/inventory"
 logged "$root/caliber" inventory --corpus "$fg" -o "$work/inventory/inventory_main.csv" ||
@@ -161,7 +175,8 @@ logged "$root/caliber" inventory --corpus "$fg" -o "$work/inventory/inventory_ma
 note "inventory: $(($(wc -l <"$work/inventory/inventory_main.csv") - 1)) ops"
 harness=$("$root/caliber" --version | sed 's/.*(commit \([0-9a-f]\{40\}\).*/\1/')
 sed -e "s/@TRITON_TREE@/$("$root/caliber" digest "$triton")/" -e "s/@CORPUS_TREE@/$tree0/" \
-	-e "s/@HARNESS_COMMIT@/$harness/" "$root/campaigns/flaggems-h200/manifest.in.json" >"$work/manifest.json"
+	-e "s/@HARNESS_COMMIT@/$harness/" -e "s/\"graph_capture\": \"off\"/\"graph_capture\": \"$capture\"/" \
+	"$root/campaigns/flaggems-h200/manifest.in.json" >"$work/manifest.json"
 note "pinned: triton $triton, FlagGems tree $tree0, harness $harness"
 
 fi

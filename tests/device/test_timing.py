@@ -57,3 +57,13 @@ def test_graph_direct_and_compat(tmp_path):
     device = json.loads((graph / "device.json").read_text())
     assert "H200" in device["name"] and device["uuid"].startswith("GPU-")
     assert sorted(device) == ["clocks", "driver", "index", "name", "uuid"]
+
+
+def test_failed_capture_falls_back_and_keeps_rng(tmp_path):
+    cell = tmp_path / "uncapturable"
+    replies, out = run_session([request(cell, "bench_uncapturable.py", extra_env={"CALIBER_CORPUS": COMPAT_CORPUS})],
+                               tmp_path / "cache")
+    assert [r["exit"] for r in replies] == [0], out[-3000:]
+    (row, ) = read_jsonl(cell / "timing.jsonl")
+    assert row["timer"] == "direct" and row["timer_reason"].startswith("capture failed: "), row
+    _check_samples(row)

@@ -36,8 +36,32 @@ class FakeCuda:
             def replay(self):
                 cuda.now += self.ms
 
+        class GeneratorState:
+            def __init__(self, capturing=False):
+                self.capturing = capturing
+
+        class Generator:
+            """torch's CUDA generator as far as graph capture concerns it: a
+            capture marks its state capturing until the capture ends well."""
+
+            def __init__(self):
+                self.state = GeneratorState()
+
+            def clone_state(self):
+                clone = Generator()
+                clone.state = GeneratorState(self.state.capturing)
+                return clone
+
+            def graphsafe_set_state(self, other):
+                self.state = other.state
+
+            def draw(self):
+                if self.state.capturing and cuda.capturing is None:
+                    raise RuntimeError("Offset increment outside graph capture encountered unexpectedly.")
+
         self.Event = Event
         self.CUDAGraph = CUDAGraph
+        self.default_generators = (Generator(),)
 
     def run(self, ms):
         """One kernel launch lasting ms."""
@@ -48,6 +72,10 @@ class FakeCuda:
 
     @contextlib.contextmanager
     def graph(self, graph):
+        """Capture like torch.cuda.graph: the generator is marked capturing at the
+        start and unmarked only when the capture ends well."""
+        generator = self.default_generators[self.current_device()]
+        generator.state.capturing = True
         if self.capture_error:
             raise self.capture_error
         self.capturing = graph
@@ -55,6 +83,10 @@ class FakeCuda:
             yield
         finally:
             self.capturing = None
+        generator.state.capturing = False
+
+    def current_device(self):
+        return 0
 
     def synchronize(self):
         pass

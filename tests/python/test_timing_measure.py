@@ -64,6 +64,23 @@ def test_failed_capture_falls_back_to_direct(setup, tmp_path):
     assert row["samples_ns"] == [20000, 20000, 20000]
 
 
+def test_failed_capture_leaves_the_generator_usable(setup):
+    """The fake generator behaves as torch's: after a failed capture, a random
+    draw outside a capture raises, unless timing put the state back."""
+    cuda, fn, calls = setup(use_graph=True, capture_error=RuntimeError("capture invalidated"))
+    generator = cuda.default_generators[0]
+    generator.draw()
+    with pytest.raises(RuntimeError, match="capture invalidated"):
+        with cuda.graph(cuda.CUDAGraph()):
+            pass
+    with pytest.raises(RuntimeError, match="Offset increment outside graph capture"):
+        generator.draw()
+    generator.state.capturing = False
+    row = timing.measure("t.py::t", fn, "r")
+    assert row["timer"] == "direct" and row["timer_reason"] == "capture failed: RuntimeError: capture invalidated"
+    generator.draw()
+
+
 def test_a_row_is_timed_once_per_request(setup):
     cuda, fn, calls = setup(use_graph=False, reason="x")
     timing.measure("t.py::t", fn, "r")
