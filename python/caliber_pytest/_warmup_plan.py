@@ -3,6 +3,7 @@ which one takes the next request, that request as the warm-up runs it, and
 the environment of a warm-up worker. No torch here."""
 
 import json
+import os
 
 SELF = "caliber_pytest.parallel_warmup"
 # The warm-up only needs the kernels compiled; its timing is thrown away.
@@ -74,13 +75,17 @@ def warmup_request(ahead, cell_dir):
     return {"argv": without_self(ahead["argv"]), "env": env, "task": ahead["key"]}
 
 
-def worker_env(base, request_names, gpu, work_dir, reply_fd):
+def worker_env(base, request_names, gpu, gpu_dir, reply_fd):
     """The environment of the warm-up worker on gpu: the measured worker's
     own (base) less the per-request variables (request_names) and
-    PARALLEL_WARMUP_GPUS, pinned to gpu, in its own working directory,
-    replying on reply_fd. TRITON_CACHE_DIR stays: what it compiles lands in
-    the cell's private cache, where the measured process finds it."""
+    PARALLEL_WARMUP_GPUS, pinned to gpu, in its own working directory
+    (gpu_dir/work), replying on reply_fd. TRITON_CACHE_DIR stays: what it
+    compiles lands in the cell's private cache, where the measured process
+    finds it. FLAGGEMS_CACHE_DIR does not (gpu_dir/flaggems): FlagGems keeps
+    autotuning results there, and a decision benchmarked on the warm-up GPU
+    must not become the measured process's."""
     env = {name: value for name, value in base.items()
            if name not in request_names and name not in ("CALIBER_WARMUP_NEXT", "PARALLEL_WARMUP_GPUS")}
-    env.update(CUDA_VISIBLE_DEVICES=gpu, CALIBER_WORK_DIR=work_dir, CALIBER_REPLY_FD=str(reply_fd))
+    env.update(CUDA_VISIBLE_DEVICES=gpu, CALIBER_WORK_DIR=os.path.join(gpu_dir, "work"),
+               FLAGGEMS_CACHE_DIR=os.path.join(gpu_dir, "flaggems"), CALIBER_REPLY_FD=str(reply_fd))
     return env

@@ -78,8 +78,10 @@ class _Warmer:
     requests it has not answered yet, oldest first."""
 
     def __init__(self, gpu, folder, base_env, request_names):
-        work = os.path.join(folder, f"gpu{gpu}", "work")
+        gpu_dir = os.path.join(folder, f"gpu{gpu}")
+        work = os.path.join(gpu_dir, "work")
         os.makedirs(work, exist_ok=True)
+        os.makedirs(os.path.join(gpu_dir, "flaggems"), exist_ok=True)
         self.gpu, self.log = gpu, os.path.join(folder, f"gpu{gpu}.log")
         self.jobs = []                    # sent, not answered yet, oldest first
         self.pending = self.buffer = b""  # requests not written yet, a reply not read whole
@@ -89,7 +91,7 @@ class _Warmer:
                 self.proc = subprocess.Popen(
                     [sys.executable, "-m", "caliber_pytest.session"], stdin=subprocess.PIPE, stdout=log,
                     stderr=subprocess.STDOUT, cwd=work, pass_fds=(write_fd,),
-                    env=_warmup_plan.worker_env(base_env, request_names, gpu, work, write_fd))
+                    env=_warmup_plan.worker_env(base_env, request_names, gpu, gpu_dir, write_fd))
         except BaseException:
             os.close(read_fd)
             raise

@@ -70,9 +70,10 @@ def test_the_warmup_request_records_into_scratch_and_times_little():
 
 def test_the_warmup_worker_environment():
     base = {"CUDA_VISIBLE_DEVICES": "0", "PARALLEL_WARMUP_GPUS": "1", "TRITON_CACHE_DIR": "/cache",
-            "CALIBER_WORK_DIR": "/scratch/off-0/work", "CALIBER_REPLY_FD": "3", "PATH": "/bin",
-            "CALIBER_TASK": "t1", "CALIBER_CELL_DIR": "/run/tasks/t1/cells/a-off", "CALIBER_WARMUP_NEXT": "{}"}
-    env = _warmup_plan.worker_env(base, frozenset(NEXT["env"]), "1", "/tmp/w/gpu1/work", 7)
+            "FLAGGEMS_CACHE_DIR": "/scratch/off-0/flaggems", "CALIBER_WORK_DIR": "/scratch/off-0/work",
+            "CALIBER_REPLY_FD": "3", "PATH": "/bin", "CALIBER_TASK": "t1",
+            "CALIBER_CELL_DIR": "/run/tasks/t1/cells/a-off", "CALIBER_WARMUP_NEXT": "{}"}
+    env = _warmup_plan.worker_env(base, frozenset(NEXT["env"]), "1", "/tmp/w/gpu1", 7)
     assert env == {"CUDA_VISIBLE_DEVICES": "1", "TRITON_CACHE_DIR": "/cache", "CALIBER_WORK_DIR": "/tmp/w/gpu1/work",
-                   "CALIBER_REPLY_FD": "7", "PATH": "/bin"}
+                   "FLAGGEMS_CACHE_DIR": "/tmp/w/gpu1/flaggems", "CALIBER_REPLY_FD": "7", "PATH": "/bin"}
     assert base["CUDA_VISIBLE_DEVICES"] == "0"  # the measured worker's own stays
