@@ -91,6 +91,40 @@ static void progress(struct runner *rn, size_t i, const char *task, const char *
 	fflush(stdout);
 }
 
+/* The folder of a task in the run root. */
+static char *task_dir_of(const struct runner *rn, const struct cb_workload *w)
+{
+	return cb_strdupf("%s/tasks/%s", rn->root, w->id);
+}
+
+/* With ctx.warmup_ahead, req (task i, phase p, cell c) names the next
+ * request of the same cell that may need compiling, for parallel_warmup to
+ * compile on another GPU meanwhile: round a after correctness, the next
+ * task's correctness after round a or b, nothing after the last task.
+ * Round b reuses round a's arguments, so it is never named. */
+static int add_warmup_next(struct runner *rn, size_t i, int c, enum cb_phase p, json_t *req,
+			   struct cb_err *err)
+{
+	const json_t *task = json_array_get(rn->tasks, p == CB_PH_CORRECTNESS ? i : i + 1);
+	const struct cb_workload *w;
+	json_t *next = NULL;
+	char *dir;
+	int rc;
+
+	if (!rn->ctx.warmup_ahead || !task)
+		return 0;
+	w = &rn->ctx.m->workloads[cb_json_int(task, "workload", 0)];
+	dir = task_dir_of(rn, w);
+	if (!dir)
+		return cb_fail(err, "out of memory");
+	next = cb_worker_request(&rn->ctx, task, w, rn->procs[c].cell,
+				 p == CB_PH_CORRECTNESS ? CB_PH_ROUND_A : CB_PH_CORRECTNESS, dir, err);
+	rc = next ? cb_worker_request_ahead(req, next, err) : -1;
+	json_decref(next);
+	free(dir);
+	return rc;
+}
+
 /* Run one phase of one task in one cell; outcome filled. */
 static int run_cell(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
 		    int c, enum cb_phase p, const char *task_dir, enum cb_outcome *outcome,
@@ -103,6 +137,10 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 
 	if (!req)
 		return -1;
+	if (add_warmup_next(rn, i, c, p, req, err) < 0) {
+		json_decref(req);
+		return -1;
+	}
 	progress(rn, i, w->id, cp->cell->name, p, NULL, 0);
 	rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, outcome, err);
 	json_decref(req);
@@ -143,7 +181,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 {
 	const struct cb_manifest *m = rn->ctx.m;
 	const struct cb_workload *w = &m->workloads[cb_json_int(task, "workload", 0)];
-	char *dir = cb_strdupf("%s/tasks/%s", rn->root, w->id);
+	char *dir = task_dir_of(rn, w);
 	char started[32], finished[32];
 	long long t0 = cb_mono_ms();
 	enum cb_outcome o;

@@ -1,6 +1,7 @@
 /* worker.c: worker environments, requests, and cell receipts. */
 #include "worker.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -240,6 +241,33 @@ out:
 	return req;
 }
 
+int cb_worker_request_ahead(json_t *req, const json_t *next, struct cb_err *err)
+{
+	char *key = cb_strdupf("%s/%s", cb_json_str(next, "task"), cb_json_str(next, "phase"));
+	json_t *ahead = key ? json_pack("{s:O, s:O, s:s}", "argv", json_object_get(next, "argv"), "env",
+					json_object_get(next, "env"), "key", key) : NULL;
+	char *text = ahead ? json_dumps(ahead, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	int rc = text && json_object_set_new(json_object_get(req, "env"), "CALIBER_WARMUP_NEXT",
+					     json_string(text)) == 0 ? 0 : cb_fail(err, "request: out of memory");
+
+	free(key);
+	free(text);
+	json_decref(ahead);
+	return rc;
+}
+
+/* Whether caliber's own environment lists GPUs to warm up on: set and not
+ * only blanks and commas, as parallel_warmup reads it. */
+static int warmup_gpus_listed(void)
+{
+	const char *v = getenv("PARALLEL_WARMUP_GPUS");
+
+	for (; v && *v; v++)
+		if (*v != ',' && !isspace((unsigned char)*v))
+			return 1;
+	return 0;
+}
+
 int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 		       const struct cb_backend *b, const char *corpus, const char *build_root,
 		       const char *device, const char *python, const char *worker_cmd, int isolate,
@@ -283,6 +311,9 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 	}
 	ctx->worker_argv = argv_store;
 	cb_plan(b, ctx->plugins, sizeof(ctx->plugins) / sizeof(ctx->plugins[0]), &ctx->nplugins);
+	for (n = 0; n < ctx->nplugins && !isolate && warmup_gpus_listed(); n++)
+		if (strcmp(ctx->plugins[n], "caliber_pytest.parallel_warmup") == 0)
+			ctx->warmup_ahead = 1;
 	return 0;
 }
 

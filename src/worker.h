@@ -43,11 +43,17 @@ struct cb_worker_ctx {
 	const char **worker_argv;    /* the session command (NULL-terminated) */
 	const char *scratch;         /* private caches live under here */
 	int isolate;                 /* a fresh process per request */
+	int warmup_ahead;            /* requests carry CALIBER_WARMUP_NEXT */
 };
 
 /* Set up a context: resolve the roots, create the scratch folder (under
  * $TMPDIR), split the worker command on spaces (no shell; default
- * "<python> -m caliber_pytest.session"), and derive the plugin plan. */
+ * "<python> -m caliber_pytest.session"), and derive the plugin plan.
+ * warmup_ahead (each request names the next one for parallel_warmup) is
+ * set only for persistent workers whose plan holds
+ * caliber_pytest.parallel_warmup, while caliber's own PARALLEL_WARMUP_GPUS
+ * is set and not blank: otherwise nothing would read CALIBER_WARMUP_NEXT
+ * (an isolated worker ends with its request), and requests stay as they were. */
 int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 		       const struct cb_backend *b, const char *corpus, const char *build_root,
 		       const char *device, const char *python, const char *worker_cmd, int isolate,
@@ -78,6 +84,12 @@ int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, c
 json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
 			  const struct cb_workload *w, const struct cb_cell *cell, enum cb_phase p,
 			  const char *task_dir, struct cb_err *err);
+
+/* Put CALIBER_WARMUP_NEXT into req's env (docs/formats.md): next, the
+ * request of the same cell that comes after req and may need compiling, as
+ * compact JSON {"argv", "env", "key": "<task>/<phase>"}, so that
+ * parallel_warmup compiles it on another GPU while req is measured. */
+int cb_worker_request_ahead(json_t *req, const json_t *next, struct cb_err *err);
 
 /* Send one request to the cell's worker (starting one when none is alive),
  * wait for its reply within timeout_s, copy what it prints to

@@ -9,8 +9,9 @@ test writes to its working directory stays out of the frozen corpus), puts the
 environment and directory back, and writes one JSON reply line on fd
 CALIBER_REPLY_FD (3). torch and triton stay imported between requests, which
 is the point of a session; every pytest.main is its own pytest session with its
-own test counts, and the plugins reset their state per session. EOF on stdin
-ends the worker with status 0."""
+own test counts, and the plugins reset their state per session (but for the
+warm-up workers of parallel_warmup, which live as long as this process). EOF
+on stdin ends the worker with status 0."""
 
 import json
 import os

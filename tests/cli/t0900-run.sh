@@ -201,3 +201,21 @@ test_expect_success 'caliber worker refuses to start pytest with an empty plan, 
 		--backends "$CALIBER_ROOT/tests/backends" --worker "python3 $W/replay.py $D" &&
 	test ! -e task
 '
+
+test_expect_success 'with PARALLEL_WARMUP_GPUS each persistent request names the next one of its cell; else none does' '
+	eval "$setup" && make_frozen && check="$CALIBER_ROOT/tests/cli/warmup_next_check.py" &&
+	mkdir peers && sed "s/\"peer_devices\": false/\"peer_devices\": true/" "$CALIBER_ROOT/tests/backends/cpu.json" >peers/cpu.json &&
+	PARALLEL_WARMUP_GPUS=1 run canary ahead --worker "python3 $W/replay.py $D" --backends peers --quiet >/dev/null &&
+	grep -q "\"caliber_pytest.parallel_warmup\"" ahead/tasks/gain/cells/a-off/cell.json &&
+	test -e ahead/tasks/gain/cells/b-off/cell.json &&
+	python3 "$check" ahead ahead &&
+	run canary unset --worker "python3 $W/replay.py $D" --backends peers --quiet >/dev/null &&
+	python3 "$check" none unset &&
+	PARALLEL_WARMUP_GPUS=" , " run canary blank --worker "python3 $W/replay.py $D" --backends peers --quiet >/dev/null &&
+	python3 "$check" none blank &&
+	PARALLEL_WARMUP_GPUS=1 run canary isolated --worker "python3 $W/replay.py $D" --backends peers --quiet --isolate task >/dev/null &&
+	python3 "$check" none isolated &&
+	PARALLEL_WARMUP_GPUS=1 run canary noplugin --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	python3 "$check" none noplugin &&
+	cmp ahead/matrix.csv unset/matrix.csv
+'
