@@ -28,3 +28,20 @@ for mode in without with; do
 	[ "$rc" -eq 0 ] || tail -20 "$work/$mode.log"
 	python3 "$root/bench/campaign_figures.py" "$work/$mode/run-canary" | sed -n '2p;$p;/verdicts:/p'
 done
+# What the warm-ups had done when their request started, over every cell of
+# the run with warm-up.
+python3 - "$work/with/run-canary" <<'PY'
+import collections
+import glob
+import json
+import os
+import sys
+
+states = collections.Counter()
+for path in glob.glob(os.path.join(sys.argv[1], "tasks", "*", "cells", "*", "parallel_warmup.json")):
+    with open(path) as f:
+        warmed = json.load(f)["warmed"]
+    states["not warmed" if warmed is None else f"{warmed['state']}" + (
+        f" exit {warmed['exit']}" if "exit" in warmed else "")] += 1
+print("warm-ups found by their request:", ", ".join(f"{n} {s}" for s, n in sorted(states.items())) or "none")
+PY
