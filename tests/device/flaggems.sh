@@ -14,8 +14,8 @@
 # run the canary on $DEVICE (default 0) with --stop-after, so everything ends
 # within $FLAGGEMS_DEADLINE_S (default 585) seconds of the start; reaccount at
 # floors 0 and 1 into WORK/derived0 and WORK/derived1; wall time per task.
-# FLAGGEMS_GRAPH_CAPTURE=auto (default off, as the template) times the smoke
-# and the campaign with graph capture; FLAGGEMS_SMOKE_ONLY=1 stops after the
+# FLAGGEMS_GRAPH_CAPTURE=off (default auto, as the template) times the smoke
+# and the campaign directly; FLAGGEMS_SMOKE_ONLY=1 stops after the
 # smoke. With FLAGGEMS_RESUME=1 (on the same machine, WORK kept from a run that
 # --stop-after stopped) it skips to the run, continued with --resume.
 # The full log and the results go to LOGDIR (default WORK/logs): at most 8
@@ -32,7 +32,7 @@ log=$logdir/flaggems.log
 summary=$logdir/summary.txt
 
 resume=${FLAGGEMS_RESUME:-0}
-capture=${FLAGGEMS_GRAPH_CAPTURE:-off}
+capture=${FLAGGEMS_GRAPH_CAPTURE:-auto}
 case $capture in
 off) capture_on=0 ;;
 auto) capture_on=1 ;;
@@ -175,7 +175,7 @@ logged "$root/caliber" inventory --corpus "$fg" -o "$work/inventory/inventory_ma
 note "inventory: $(($(wc -l <"$work/inventory/inventory_main.csv") - 1)) ops"
 harness=$("$root/caliber" --version | sed 's/.*(commit \([0-9a-f]\{40\}\).*/\1/')
 sed -e "s/@TRITON_TREE@/$("$root/caliber" digest "$triton")/" -e "s/@CORPUS_TREE@/$tree0/" \
-	-e "s/@HARNESS_COMMIT@/$harness/" -e "s/\"graph_capture\": \"off\"/\"graph_capture\": \"$capture\"/" \
+	-e "s/@HARNESS_COMMIT@/$harness/" -e "s/\"graph_capture\": \"auto\"/\"graph_capture\": \"$capture\"/" \
 	"$root/campaigns/flaggems-h200/manifest.in.json" >"$work/manifest.json"
 note "pinned: triton $triton, FlagGems tree $tree0, harness $harness"
 
