@@ -1018,6 +1018,19 @@ static void svg_forest(struct cb_buf *b, const struct report *rp)
 				lo = fmin(lo, (double)rp->t[i].sealed.lo_ppm[o]);
 				hi = fmax(hi, (double)rp->t[i].sealed.hi_ppm[o]);
 			}
+	/* The axis reaches the labelled decade beyond the furthest interval on
+	 * each side, so every mark lies between two labelled ticks (a +300 %
+	 * gain used to sit past the last label, +100 %). */
+	for (k = 0; k < sizeof(ticks) / sizeof(ticks[0]); k++)
+		if ((double)ticks[k] >= hi) {
+			hi = (double)ticks[k];
+			break;
+		}
+	for (k = sizeof(ticks) / sizeof(ticks[0]); k-- > 0;)
+		if ((double)ticks[k] <= lo) {
+			lo = (double)ticks[k];
+			break;
+		}
 	x.s0 = symlog(lo) - 0.15;
 	x.s1 = symlog(hi) + 0.15;
 	x.x0 = FP_LABEL;
