@@ -575,6 +575,10 @@ static int check_output_root(struct cb_preflight *pf, char *why, size_t cap)
 {
 	const char *root = pf->output_root;
 
+	if (cb_is_sealed(root)) {
+		snprintf(why, cap, "%s is a sealed run: it is complete, nothing to resume or overwrite", root);
+		return -1;
+	}
 	if (cb_inside_sealed_run(root)) {
 		snprintf(why, cap, "%s is inside a sealed run", root);
 		return -1;

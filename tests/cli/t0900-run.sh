@@ -122,6 +122,14 @@ test_expect_success 'an output root inside a sealed run is refused' '
 	test $rc -eq 3 && grep -q "^preflight: output-root: FAILED: out/tasks/again is inside a sealed run" stdout
 '
 
+test_expect_success '--resume of a run that completed is refused: it is sealed' '
+	eval "$setup" && make_frozen && run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	set +e; run canary out --worker "python3 $W/replay.py $D" --resume >stdout 2>/dev/null; rc=$?; set -e &&
+	test $rc -eq 3 &&
+	grep -q "^preflight: output-root: FAILED: out is a sealed run: it is complete, nothing to resume or overwrite" stdout &&
+	$CALIBER verify out >/dev/null
+'
+
 test_expect_success '--stop-after stops between tasks, resumable; --resume finishes the same campaign' '
 	eval "$setup" && make_frozen &&
 	run canary ref --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
