@@ -122,11 +122,13 @@ test_expect_success 'an output root inside a sealed run is refused' '
 	test $rc -eq 3 && grep -q "^preflight: output-root: FAILED: out/tasks/again is inside a sealed run" stdout
 '
 
-test_expect_success '--resume of a run that completed is refused: it is sealed' '
+test_expect_success 'a run into a completed run is refused, naming it sealed; --resume says it is done' '
 	eval "$setup" && make_frozen && run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
-	set +e; run canary out --worker "python3 $W/replay.py $D" --resume >stdout 2>/dev/null; rc=$?; set -e &&
+	set +e; run canary out --worker "python3 $W/replay.py $D" >stdout 2>/dev/null; rc=$?; set -e &&
 	test $rc -eq 3 &&
 	grep -q "^preflight: output-root: FAILED: out is a sealed run: it is complete, nothing to resume or overwrite" stdout &&
+	run canary out --worker "python3 $W/replay.py $D" --resume >stdout &&
+	grep -q "^run: out is already complete and sealed; nothing to resume$" stdout &&
 	$CALIBER verify out >/dev/null
 '
 
@@ -142,13 +144,21 @@ test_expect_success '--stop-after stops between tasks, resumable; --resume finis
 
 test_expect_success 'SIGKILL at 20 random moments, --resume each time: the run verifies with the same verdicts' '
 	eval "$setup" && make_frozen &&
-	run canary ref --worker "python3 $W/replay.py $D" --quiet >/dev/null && verdicts ref >want &&
+	{ run_bg canary ref --worker "python3 $W/replay.py $D" --quiet >/dev/null 2>&1 & } &&
+	pid=$! &&
+	n=0 && while [ ! -d ref ] && [ $n -lt 600 ] && kill -0 $pid 2>/dev/null; do sleep 0.05; n=$((n + 1)); done &&
+	t0=$(date +%s%N) && wait $pid && verdicts ref >want &&
+	ref_ms=$((($(date +%s%N) - t0) / 1000000)) &&
 	interrupted=0 &&
 	for k in $(seq 20); do
 		chmod -R u+w r 2>/dev/null || true; rm -rf r
 		run_bg canary r --worker "python3 $W/replay.py $D" --quiet >/dev/null 2>&1 &
 		pid=$!
-		sleep "$(awk -v s=$k "BEGIN { srand(s); printf \"%.2f\", 0.8 + rand() * 1.3 }")"
+		# The kill lands at a random moment after the run root appears (the
+		# preflights before it take longer on a loaded machine), within the
+		# time the reference run took from there to its seal.
+		n=0; while [ ! -d r ] && [ $n -lt 600 ] && kill -0 $pid 2>/dev/null; do sleep 0.05; n=$((n + 1)); done
+		sleep "$(awk -v s=$k -v ms=$ref_ms "BEGIN { srand(s); printf \"%.2f\", rand() * ms / 1000 }")"
 		kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null || true
 		if [ -d r ] && [ ! -e r/SHA256SUMS ]; then interrupted=$((interrupted + 1)); fi
 		if [ -d r ]; then resume=--resume; else resume=; fi
