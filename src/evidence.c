@@ -2,6 +2,7 @@
 #include "evidence.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "fsutil.h"
 #include "jsonio.h"
 #include "receipt.h"
+#include "seal.h"
 
 static const char *const outcome_names[] = {
 	"not-run", "passed", "failed", "unsupported", "error", "timeout", "crashed",
@@ -203,6 +205,13 @@ static void load_outcome(const char *cell_dir, enum cb_outcome *o, char *detail,
 int cb_evidence_load(const char *task_dir, const char *task, const struct cb_manifest *m,
 		     long long floor, struct cb_task_evidence *ev, struct cb_err *err)
 {
+	return cb_evidence_load_counted(task_dir, task, m, floor, NULL, ev, err);
+}
+
+int cb_evidence_load_counted(const char *task_dir, const char *task, const struct cb_manifest *m,
+			     long long floor, const struct cb_ttgir_counts *pre,
+			     struct cb_task_evidence *ev, struct cb_err *err)
+{
 	int p, c;
 
 	memset(ev, 0, sizeof(*ev));
@@ -237,7 +246,8 @@ int cb_evidence_load(const char *task_dir, const char *task, const struct cb_man
 				free(tp);
 			}
 			if (p == CB_PH_ROUND_A && ev->outcome[p][r] == CB_OUT_PASSED) {
-				if (cb_topology_scan(dir, m->topology_op, floor, &ev->topology[r], &e2) == 0)
+				if (cb_topology_scan_counted(dir, m->topology_op, floor, pre, &ev->topology[r],
+							     &e2) == 0)
 					ev->have_topology[r] = 1;
 				else
 					snprintf(ev->topology_error[r], sizeof(ev->topology_error[r]), "%s", e2.msg);
@@ -246,6 +256,106 @@ int cb_evidence_load(const char *task_dir, const char *task, const struct cb_man
 		}
 	}
 	return 0;
+}
+
+/* ---- counting IR while the seal is verified ----------------------------- */
+
+/* What the verify observer shares between the hashing threads. */
+struct count_job {
+	const char *root, *op;
+	struct cb_ttgir_counts *counts;   /* added to under lock */
+	pthread_mutex_t lock;
+};
+
+/* One file being counted. */
+struct count_file {
+	char *path;
+	struct cb_ttgir_counter *c;
+};
+
+/* Whether rel is tasks/<task>/cells/<cell>/ir/<variant>/<file>.ttgir: the
+ * files cb_topology_scan reads in a cell. */
+static int is_cell_ttgir(const char *rel)
+{
+	static const char *const fixed[] = { "tasks", NULL, "cells", NULL, "ir", NULL };
+	const char *p = rel;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		const char *slash = strchr(p, '/');
+		if (!slash || slash == p)
+			return 0;
+		if (fixed[i] && ((size_t)(slash - p) != strlen(fixed[i]) || memcmp(p, fixed[i], strlen(fixed[i]))))
+			return 0;
+		p = slash + 1;
+	}
+	n = strlen(p);
+	return !strchr(p, '/') && n > 6 && strcmp(p + n - 6, ".ttgir") == 0;
+}
+
+/* cb_verify_observer.begin: a counter for each cell .ttgir, NULL for the
+ * rest and when out of memory (the file is then read again when needed). */
+static void *count_begin(const char *rel, void *ctx)
+{
+	struct count_job *job = ctx;
+	struct count_file *f;
+	struct cb_err err;
+
+	if (!is_cell_ttgir(rel) || !(f = calloc(1, sizeof(*f))))
+		return NULL;
+	f->path = cb_strdupf("%s/%s", job->root, rel);
+	if (!f->path || cb_ttgir_counter_new(job->op, &f->c, &err) < 0) {
+		free(f->path);
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* cb_verify_observer.chunk: count the next bytes of the file. */
+static void count_chunk(void *state, const char *p, size_t n)
+{
+	struct count_file *f = state;
+
+	cb_ttgir_counter_feed(f->c, p, n);
+}
+
+/* cb_verify_observer.end: record the count of a file read whole. A failed
+ * add leaves the file out, to be read again. */
+static void count_end(void *state, int ok, void *ctx)
+{
+	struct count_job *job = ctx;
+	struct count_file *f = state;
+	struct cb_err err;
+
+	if (ok) {
+		long long count = cb_ttgir_counter_result(f->c);
+		pthread_mutex_lock(&job->lock);
+		(void)cb_ttgir_counts_add(job->counts, f->path, count, &err);
+		pthread_mutex_unlock(&job->lock);
+	}
+	cb_ttgir_counter_free(f->c);
+	free(f->path);
+	free(f);
+}
+
+int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgir_counts *counts,
+				struct cb_err *err)
+{
+	struct count_job job = { root, op, counts, PTHREAD_MUTEX_INITIALIZER };
+	const struct cb_verify_observer obs = { count_begin, count_chunk, count_end, &job };
+	int rc;
+
+	memset(counts, 0, sizeof(*counts));
+	if (cb_topology_check_op(op, err) < 0 || cb_ttgir_counts_init(counts, op, err) < 0)
+		return -1;
+	rc = cb_verify_or_fail_observed(root, &obs, err);
+	pthread_mutex_destroy(&job.lock);
+	if (rc < 0)
+		cb_ttgir_counts_free(counts);
+	else
+		cb_ttgir_counts_sort(counts);
+	return rc;
 }
 
 void cb_evidence_rescope(struct cb_task_evidence *ev, long long floor)

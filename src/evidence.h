@@ -69,6 +69,21 @@ char *cb_cell_dir(const char *task_dir, enum cb_phase p, const char *cell);
  * task folder itself cannot be read. */
 int cb_evidence_load(const char *task_dir, const char *task, const struct cb_manifest *m,
 		     long long floor, struct cb_task_evidence *ev, struct cb_err *err);
+/* cb_evidence_load taking the count of each .ttgir that pre holds from pre
+ * (see cb_evidence_verify_counting) instead of reading the file again. */
+int cb_evidence_load_counted(const char *task_dir, const char *task, const struct cb_manifest *m,
+			     long long floor, const struct cb_ttgir_counts *pre,
+			     struct cb_task_evidence *ev, struct cb_err *err);
+
+/* cb_verify_or_fail over the run at root that, in the same read, counts op
+ * in every tasks/<task>/cells/<cell>/ir/<variant>/<file>.ttgir into counts
+ * (initialised here; its paths are root "/" relative path, as task folders
+ * "<root>/tasks/<task>" lead cb_evidence_load_counted to spell them). A file
+ * it could not count (no memory) is left out and is read when needed.
+ * Counts are only to be used when this returns 0: the seal then holds, so
+ * every counted byte is a sealed byte. On failure counts is freed. */
+int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgir_counts *counts,
+				struct cb_err *err);
 /* Re-scope the already scanned topology to another floor. */
 void cb_evidence_rescope(struct cb_task_evidence *ev, long long floor);
 void cb_evidence_free(struct cb_task_evidence *ev);

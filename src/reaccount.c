@@ -76,9 +76,13 @@ static int first_difference(const struct cb_task_result *a, const struct cb_task
 	return 0;
 }
 
-/* The checks before anything is read: output outside the run, a campaign
- * receipt, a seal that holds. */
-static int check_inputs(const char *run, const char *output, struct cb_err *err)
+/* The checks before anything is accounted: output outside the run, a
+ * campaign receipt, a seal that holds. With op (the manifest's topology
+ * op), the verify also counts op in the cells' IR into counts, so that the
+ * IR is read once; without (the manifest could not be read), it only
+ * verifies, and counts stays empty. */
+static int check_inputs(const char *run, const char *output, const char *op,
+			struct cb_ttgir_counts *counts, struct cb_err *err)
 {
 	char *rrun = cb_resolve(run), *rout = cb_resolve(output), *receipt = NULL;
 	int rc = -1;
@@ -101,7 +105,7 @@ static int check_inputs(const char *run, const char *output, struct cb_err *err)
 		cb_fail(err, "%s: no campaign receipt (campaign.json): not a run root", run);
 		goto out;
 	}
-	if (cb_verify_or_fail(run, err) < 0)
+	if (op ? cb_evidence_verify_counting(run, op, counts, err) < 0 : cb_verify_or_fail(run, err) < 0)
 		goto out;
 	if (cb_exists(output) && (!cb_is_dir(output) || rmdir(output) < 0)) {
 		cb_fail(err, "--output %s: already exists and is not an empty directory; refusing to overwrite",
@@ -113,6 +117,25 @@ out:
 	free(rrun);
 	free(rout);
 	free(receipt);
+	return rc;
+}
+
+/* Read the campaign receipt and the manifest into cs and m. This comes
+ * before the seal is checked, because the manifest names the op that the
+ * verify counts; the manifest's digest is compared with the sealed
+ * campaign receipt's once the seal holds, so the op used is a sealed one. */
+static int load_run(const char *run, struct cb_campaign_summary *cs, struct cb_manifest *m,
+		    struct cb_err *err)
+{
+	char *path = cb_path_join(run, "campaign.json");
+	int rc = path ? cb_campaign_summary_load(path, cs, err) : cb_fail(err, "out of memory");
+
+	free(path);
+	if (rc < 0)
+		return -1;
+	path = cb_path_join(run, "manifest.json");
+	rc = path ? cb_manifest_load(path, m, err) : cb_fail(err, "out of memory");
+	free(path);
 	return rc;
 }
 
@@ -132,6 +155,8 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_campaign_summary cs;
 	struct cb_manifest m;
+	struct cb_ttgir_counts counts;
+	struct cb_err load_err;
 	struct task_pair *pairs = NULL;
 	struct cb_task_result *derived = NULL;
 	const char *output = NULL;
@@ -139,6 +164,7 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	char **pos = NULL, *path = NULL, diff[1024] = "";
 	json_t *out = NULL, *tasks = NULL;
 	size_t npos, i, changed = 0;
+	int loaded;
 	const struct cb_opt opts[] = {
 		{ "floor", CB_OPT_INT, &floor, "N", "the new measured launch floor (>= 0, required)" },
 		{ "output", CB_OPT_STR, &output, "DIR", "where the derived run goes (required, outside RUN)" },
@@ -152,21 +178,22 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&cs, 0, sizeof(cs));
 	memset(&m, 0, sizeof(m));
+	memset(&counts, 0, sizeof(counts));
 	rc = CB_EXIT_FAIL;
 	if (floor < 0 || !output) {
 		cb_fail(err, "--floor N (>= 0) and --output DIR are required");
 		rc = CB_EXIT_USAGE;
 		goto out;
 	}
-	if (check_inputs(pos[0], output, err) < 0)
+	/* A receipt or manifest that cannot be read is reported only after the
+	 * checks, as when it was read after them. */
+	loaded = load_run(pos[0], &cs, &m, &load_err) == 0;
+	if (check_inputs(pos[0], output, loaded ? m.topology_op : NULL, &counts, err) < 0)
 		goto out;
-	path = cb_path_join(pos[0], "campaign.json");
-	if (!path || cb_campaign_summary_load(path, &cs, err) < 0)
+	if (!loaded) {
+		*err = load_err;
 		goto out;
-	free(path);
-	path = cb_path_join(pos[0], "manifest.json");
-	if (!path || cb_manifest_load(path, &m, err) < 0)
-		goto out;
+	}
 	if (strcmp(m.sha256, cs.manifest_sha256) != 0) {
 		cb_fail(err, "%s: manifest.json does not match the campaign receipt's manifest_sha256", pos[0]);
 		goto out;
@@ -188,7 +215,7 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 		int bad;
 
 		if (!tjson || cb_task_result_load(tjson, &pairs[i].sealed, err) < 0 ||
-		    cb_evidence_load(tdir, cs.tasks[i].id, &m, cs.launch_floor, &ev, err) < 0) {
+		    cb_evidence_load_counted(tdir, cs.tasks[i].id, &m, cs.launch_floor, &counts, &ev, err) < 0) {
 			free(tdir);
 			free(tjson);
 			goto out;
@@ -257,7 +284,6 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	json_object_set_new(out, "changed", json_integer((json_int_t)changed));
 	json_object_set_new(out, "tasks", tasks);
 	tasks = NULL;
-	free(path);
 	path = cb_path_join(output, "derived.json");
 	if (cb_mkdir_p(output, 0777, err) < 0 || !path || cb_receipt_write(path, out, err) < 0 ||
 	    cb_write_verdict_matrix(output, derived, cs.ntasks, err) < 0)
@@ -275,6 +301,7 @@ out:
 	free(derived);
 	json_decref(tasks);
 	json_decref(out);
+	cb_ttgir_counts_free(&counts);
 	cb_manifest_free(&m);
 	cb_campaign_summary_free(&cs);
 	free(path);

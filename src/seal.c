@@ -30,6 +30,7 @@ static int is_sums(const char *rel)
 struct hash_job {
 	const char *root;
 	const struct cb_tree *t;
+	const struct cb_verify_observer *obs;  /* NULL: none */
 	char (*hex)[CB_SHA256_HEX];
 	atomic_size_t next;
 	atomic_int failed;
@@ -37,6 +38,34 @@ struct hash_job {
 	pthread_mutex_t lock;
 };
 
+/* The feed cb_sha256_file_fed calls: pass the block to the observer. */
+struct observed {
+	const struct cb_verify_observer *obs;
+	void *state;
+};
+
+static void feed_observer(void *arg, const char *p, size_t n)
+{
+	const struct observed *o = arg;
+
+	o->obs->chunk(o->state, p, n);
+}
+
+/* Hash one file into hex, showing its bytes to obs when obs wants them. */
+static int hash_file(const char *abs, const char *rel, const struct cb_verify_observer *obs,
+		     char hex[CB_SHA256_HEX], struct cb_err *err)
+{
+	struct observed o = { obs, obs ? obs->begin(rel, obs->ctx) : NULL };
+	int rc;
+
+	if (!o.state)
+		return cb_sha256_file(abs, hex, err);
+	rc = cb_sha256_file_fed(abs, hex, feed_observer, &o, err);
+	obs->end(o.state, rc == 0, obs->ctx);
+	return rc;
+}
+
+/* One hashing thread: take files by index until none is left or one failed. */
 static void *hash_worker(void *arg)
 {
 	struct hash_job *job = arg;
@@ -51,7 +80,7 @@ static void *hash_worker(void *arg)
 		if (e->kind != CB_ENT_FILE || is_sums(e->rel))
 			continue;
 		abs = cb_path_join(job->root, e->rel);
-		if (!abs || cb_sha256_file(abs, job->hex[i], &err) < 0) {
+		if (!abs || hash_file(abs, e->rel, job->obs, job->hex[i], &err) < 0) {
 			if (!abs)
 				cb_fail(&err, "out of memory");
 			pthread_mutex_lock(&job->lock);
@@ -67,8 +96,10 @@ static void *hash_worker(void *arg)
 }
 
 /* hex[i] = SHA-256 of t->v[i] for every regular file but SHA256SUMS (empty
- * string for the rest). Caller frees *hex. */
-static int hash_tree(const char *root, const struct cb_tree *t, char (**hex)[CB_SHA256_HEX],
+ * string for the rest), each file shown to obs (may be NULL) as it is read.
+ * Caller frees *hex. */
+static int hash_tree(const char *root, const struct cb_tree *t,
+		     const struct cb_verify_observer *obs, char (**hex)[CB_SHA256_HEX],
 		     struct cb_err *err)
 {
 	struct hash_job job;
@@ -81,6 +112,7 @@ static int hash_tree(const char *root, const struct cb_tree *t, char (**hex)[CB_
 		return cb_fail(err, "out of memory");
 	job.root = root;
 	job.t = t;
+	job.obs = obs;
 	job.hex = *hex;
 	atomic_init(&job.next, 0);
 	atomic_init(&job.failed, 0);
@@ -161,7 +193,7 @@ int cb_seal(const char *root, struct cb_err *err)
 			goto out;
 		}
 	}
-	if (hash_tree(root, &t, &hex, err) < 0)
+	if (hash_tree(root, &t, NULL, &hex, err) < 0)
 		goto out;
 	for (i = 0; i < t.n; i++)
 		if (!is_sums(t.v[i].rel))
@@ -288,6 +320,12 @@ fail:
 
 int cb_verify(const char *root, struct cb_verify_report *rep, struct cb_err *err)
 {
+	return cb_verify_observed(root, NULL, rep, err);
+}
+
+int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
+		       struct cb_verify_report *rep, struct cb_err *err)
+{
 	struct sum_line *sums;
 	struct cb_tree t;
 	char (*hex)[CB_SHA256_HEX] = NULL;
@@ -297,7 +335,7 @@ int cb_verify(const char *root, struct cb_verify_report *rep, struct cb_err *err
 	memset(rep, 0, sizeof(*rep));
 	if (read_sums(root, &sums, &nsums, err) < 0)
 		return -1;
-	if (cb_walk(root, NULL, &t, err) < 0 || hash_tree(root, &t, &hex, err) < 0) {
+	if (cb_walk(root, NULL, &t, err) < 0 || hash_tree(root, &t, obs, &hex, err) < 0) {
 		cb_tree_free(&t);
 		for (i = 0; i < nsums; i++)
 			free(sums[i].rel);
@@ -369,10 +407,16 @@ void cb_verify_report_free(struct cb_verify_report *rep)
 
 int cb_verify_or_fail(const char *root, struct cb_err *err)
 {
+	return cb_verify_or_fail_observed(root, NULL, err);
+}
+
+int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer *obs,
+			       struct cb_err *err)
+{
 	struct cb_verify_report rep;
 	int rc = 0;
 
-	if (cb_verify(root, &rep, err) < 0)
+	if (cb_verify_observed(root, obs, &rep, err) < 0)
 		return -1;
 	if (rep.nchanged)
 		rc = cb_fail(err, "%s: seal does not hold: changed: %s", root, rep.changed[0]);

@@ -30,12 +30,37 @@ struct cb_verify_report {
 /* Recompute the seal of root into rep. Returns -1 only when it cannot be
  * checked at all (no SHA256SUMS, malformed line, unreadable tree). */
 int cb_verify(const char *root, struct cb_verify_report *rep, struct cb_err *err);
+
+/* Lets a caller process files in the same read that verifies them, so
+ * that a file verify has to read anyway is not read a second time. For
+ * each regular file of the tree, begin(rel, ctx) returns a state to feed,
+ * or NULL to leave the file alone (not wanted, or no memory: the caller
+ * then reads it itself). chunk(state, p, n) then gets the file's bytes in
+ * order, exactly the bytes hashed, and end(state, ok, ctx) closes the
+ * state: ok is 1 when the whole file was read, 0 when reading failed.
+ * Callbacks run on the hashing threads, on several files at once: what
+ * they share through ctx must be locked. A file that was fed has not been
+ * compared with the seal yet: its bytes can be trusted only once the
+ * report says the seal holds. */
+struct cb_verify_observer {
+	void *(*begin)(const char *rel, void *ctx);
+	void (*chunk)(void *state, const char *p, size_t n);
+	void (*end)(void *state, int ok, void *ctx);
+	void *ctx;
+};
+
+/* cb_verify, showing the files to obs (NULL: cb_verify). */
+int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
+		       struct cb_verify_report *rep, struct cb_err *err);
 int cb_verify_holds(const struct cb_verify_report *rep);
 void cb_verify_report_free(struct cb_verify_report *rep);
 
 /* cb_verify, turning any difference into an error that names the first one;
  * used by commands that must not trust an unsealed or altered run. */
 int cb_verify_or_fail(const char *root, struct cb_err *err);
+/* cb_verify_or_fail, showing the files to obs (see cb_verify_observer). */
+int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer *obs,
+			       struct cb_err *err);
 
 /* Whether root holds a SHA256SUMS (is sealed). */
 int cb_is_sealed(const char *root);

@@ -57,7 +57,13 @@ int cb_sha256_hex(const void *data, size_t len, char hex[CB_SHA256_HEX], struct 
 
 int cb_sha256_file(const char *path, char hex[CB_SHA256_HEX], struct cb_err *err)
 {
-	unsigned char buf[1 << 16];
+	return cb_sha256_file_fed(path, hex, NULL, NULL, err);
+}
+
+int cb_sha256_file_fed(const char *path, char hex[CB_SHA256_HEX],
+		       void (*feed)(void *arg, const char *p, size_t n), void *arg, struct cb_err *err)
+{
+	char buf[1 << 16];
 	struct cb_sha s;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
@@ -80,6 +86,8 @@ int cb_sha256_file(const char *path, char hex[CB_SHA256_HEX], struct cb_err *err
 		if (r == 0)
 			break;
 		cb_sha_update(&s, buf, (size_t)r);
+		if (feed)
+			feed(arg, buf, (size_t)r);
 	}
 	close(fd);
 	cb_sha_final_hex(&s, hex);

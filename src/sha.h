@@ -21,6 +21,11 @@ void cb_sha_release(struct cb_sha *s);
 int cb_sha256_hex(const void *data, size_t len, char hex[CB_SHA256_HEX], struct cb_err *err);
 /* Digest of a file's bytes, read in blocks (memory does not grow with size). */
 int cb_sha256_file(const char *path, char hex[CB_SHA256_HEX], struct cb_err *err);
+/* cb_sha256_file that also hands each block it hashes to feed(arg, p, n),
+ * in order, so a caller can process a file's bytes in the same read
+ * (feed NULL: none). */
+int cb_sha256_file_fed(const char *path, char hex[CB_SHA256_HEX],
+		       void (*feed)(void *arg, const char *p, size_t n), void *arg, struct cb_err *err);
 
 /* Whether s is exactly n lowercase hex digits (the canonical form of git
  * commits and SHA-256 digests, so comparisons are plain strcmp). */

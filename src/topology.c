@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,151 @@ int cb_ttgir_count_file(const char *path, const char *op, long long *count, stru
 	return rc;
 }
 
+/* ---- counting as the data comes ---------------------------------------- */
+
+/* The same buffer as cb_ttgir_count_file: pieces are copied in until
+ * CB_TTGIR_CHUNK bytes and the lookahead are there, so blocks are scanned
+ * at the same edges whatever the sizes of the pieces. */
+struct cb_ttgir_counter {
+	struct scanner s;      /* s.op points at op */
+	char *op;
+	char *buf;
+	size_t keep, cap, have;
+};
+
+int cb_ttgir_counter_new(const char *op, struct cb_ttgir_counter **out, struct cb_err *err)
+{
+	struct cb_ttgir_counter *c;
+
+	*out = NULL;
+	if (cb_topology_check_op(op, err) < 0)
+		return -1;
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->op = strdup(op);
+	if (c && c->op) {
+		c->keep = strlen(op) + 1;
+		c->cap = CB_TTGIR_CHUNK + c->keep;
+		c->buf = malloc(c->cap);
+	}
+	if (!c || !c->op || !c->buf) {
+		cb_ttgir_counter_free(c);
+		return cb_fail(err, "out of memory");
+	}
+	c->s.op = c->op;
+	c->s.oplen = c->keep - 1;
+	c->s.st = L_LINE;
+	*out = c;
+	return 0;
+}
+
+void cb_ttgir_counter_feed(struct cb_ttgir_counter *c, const char *p, size_t n)
+{
+	while (n) {
+		size_t k = c->cap - c->have < n ? c->cap - c->have : n;
+
+		memcpy(c->buf + c->have, p, k);
+		c->have += k;
+		p += k;
+		n -= k;
+		if (c->have == c->cap) {
+			scan_block(&c->s, c->buf, c->have - c->keep, c->have);
+			memmove(c->buf, c->buf + c->have - c->keep, c->keep);
+			c->have = c->keep;
+		}
+	}
+}
+
+long long cb_ttgir_counter_result(struct cb_ttgir_counter *c)
+{
+	if (c->have)
+		scan_block(&c->s, c->buf, c->have, c->have);
+	c->have = 0;
+	return c->s.count;
+}
+
+void cb_ttgir_counter_free(struct cb_ttgir_counter *c)
+{
+	if (!c)
+		return;
+	free(c->op);
+	free(c->buf);
+	free(c);
+}
+
+/* ---- counts made elsewhere ---------------------------------------------- */
+
+int cb_ttgir_counts_init(struct cb_ttgir_counts *c, const char *op, struct cb_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->op = strdup(op);
+	return c->op ? 0 : cb_fail(err, "out of memory");
+}
+
+int cb_ttgir_counts_add(struct cb_ttgir_counts *c, const char *path, long long count,
+			struct cb_err *err)
+{
+	char *copy = strdup(path);
+
+	if (copy && c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct cb_ttgir_count_entry *v = realloc(c->v, cap * sizeof(*v));
+		if (!v) {
+			free(copy);
+			copy = NULL;
+		} else {
+			c->v = v;
+			c->cap = cap;
+		}
+	}
+	if (!copy)
+		return cb_fail(err, "out of memory");
+	c->v[c->n].path = copy;
+	c->v[c->n].count = count;
+	c->n++;
+	return 0;
+}
+
+static int cmp_count_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct cb_ttgir_count_entry *)a)->path,
+		      ((const struct cb_ttgir_count_entry *)b)->path);
+}
+
+void cb_ttgir_counts_sort(struct cb_ttgir_counts *c)
+{
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_count_entry);
+}
+
+int cb_ttgir_counts_find(const struct cb_ttgir_counts *c, const char *op, const char *path,
+			 long long *count)
+{
+	struct cb_ttgir_count_entry key, *hit;
+
+	if (!c || !c->n || !c->op || strcmp(c->op, op) != 0)
+		return -1;
+	key.path = (char *)(uintptr_t)path;
+	hit = bsearch(&key, c->v, c->n, sizeof(*c->v), cmp_count_entry);
+	if (!hit)
+		return -1;
+	*count = hit->count;
+	return 0;
+}
+
+void cb_ttgir_counts_free(struct cb_ttgir_counts *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		free(c->v[i].path);
+	free(c->v);
+	free(c->op);
+	memset(c, 0, sizeof(*c));
+}
+
 /* ---- ir/index.tsv ------------------------------------------------------ */
 
 #define INDEX_NCOLS 4
@@ -475,9 +621,10 @@ static int is_ttgir_name(const char *name)
 }
 
 /* Sum the op over dir's *.ttgir files; *nfiles says how many there were.
- * cb_ttgir_count_file refuses anything but a regular file, links included. */
-static int count_variant(const char *dir, const char *op, long long *count, size_t *nfiles,
-			 struct cb_err *err)
+ * A file pre counted is not read again; cb_ttgir_count_file refuses
+ * anything but a regular file, links included. */
+static int count_variant(const char *dir, const char *op, const struct cb_ttgir_counts *pre,
+			 long long *count, size_t *nfiles, struct cb_err *err)
 {
 	char **names;
 	size_t n, i;
@@ -496,7 +643,8 @@ static int count_variant(const char *dir, const char *op, long long *count, size
 		path = cb_path_join(dir, names[i]);
 		if (!path)
 			rc = cb_fail(err, "%s: out of memory", dir);
-		else if ((rc = cb_ttgir_count_file(path, op, &c, err)) == 0) {
+		else if (cb_ttgir_counts_find(pre, op, path, &c) == 0 ||
+			 (rc = cb_ttgir_count_file(path, op, &c, err)) == 0) {
 			*count += c;
 			(*nfiles)++;
 		}
@@ -568,7 +716,8 @@ static void add_variant(struct cb_topology *t, struct cb_index_row *r, long long
 /* Merge-join the sorted variant directories with the index rows (sorted
  * here), so both kinds of reasons come out in variant order. */
 static int join(struct cb_topology *t, const char *ir_dir, char **dirs, size_t nd,
-		struct cb_index *ix, const char *op, struct cb_err *err)
+		struct cb_index *ix, const char *op, const struct cb_ttgir_counts *pre,
+		struct cb_err *err)
 {
 	size_t i = 0, j = 0;
 
@@ -599,7 +748,7 @@ static int join(struct cb_topology *t, const char *ir_dir, char **dirs, size_t n
 		vdir = cb_path_join(ir_dir, dirs[i]);
 		if (!vdir)
 			return cb_fail(err, "out of memory");
-		rc = count_variant(vdir, op, &count, &nfiles, err);
+		rc = count_variant(vdir, op, pre, &count, &nfiles, err);
 		free(vdir);
 		if (rc < 0)
 			return -1;
@@ -618,6 +767,13 @@ static int join(struct cb_topology *t, const char *ir_dir, char **dirs, size_t n
 int cb_topology_scan(const char *cell_dir, const char *op, long long floor,
 		     struct cb_topology *t, struct cb_err *err)
 {
+	return cb_topology_scan_counted(cell_dir, op, floor, NULL, t, err);
+}
+
+int cb_topology_scan_counted(const char *cell_dir, const char *op, long long floor,
+			     const struct cb_ttgir_counts *pre, struct cb_topology *t,
+			     struct cb_err *err)
+{
 	struct cb_index ix;
 	char *ir_dir, *index_path;
 	char **dirs = NULL;
@@ -633,7 +789,7 @@ int cb_topology_scan(const char *cell_dir, const char *op, long long floor,
 	if (!index_path)
 		cb_fail(err, "out of memory");
 	else if (cb_index_load(index_path, &ix, err) == 0 && list_variant_dirs(ir_dir, &dirs, &nd, err) == 0)
-		rc = join(t, ir_dir, dirs, nd, &ix, op, err);
+		rc = join(t, ir_dir, dirs, nd, &ix, op, pre, err);
 	if (rc == 0)
 		cb_topology_rescope(t, floor);
 	else

@@ -37,6 +37,43 @@ long long cb_ttgir_count(const char *data, size_t len, const char *op);
  * an op cb_topology_check_op refuses is an error. */
 int cb_ttgir_count_file(const char *path, const char *op, long long *count, struct cb_err *err);
 
+/* cb_ttgir_count over data that comes in pieces (the blocks a verify
+ * reads): the pieces are counted as their concatenation, whatever their
+ * sizes, with the same bounded buffer as cb_ttgir_count_file. */
+struct cb_ttgir_counter;
+
+/* A counter for op (refused as cb_topology_check_op refuses it). */
+int cb_ttgir_counter_new(const char *op, struct cb_ttgir_counter **c, struct cb_err *err);
+/* The next n bytes of the data. */
+void cb_ttgir_counter_feed(struct cb_ttgir_counter *c, const char *p, size_t n);
+/* End of the data: the count of everything fed. Nothing may be fed after. */
+long long cb_ttgir_counter_result(struct cb_ttgir_counter *c);
+void cb_ttgir_counter_free(struct cb_ttgir_counter *c);
+
+/* Counts of .ttgir files already made elsewhere (while verifying a seal),
+ * by path as cb_topology_scan spells it (cell_dir "/ir/" variant "/" file),
+ * for one op. cb_ttgir_counts_add appends; cb_ttgir_counts_sort must come
+ * after the last add and before the table is searched. */
+struct cb_ttgir_count_entry {
+	char *path;
+	long long count;
+};
+
+struct cb_ttgir_counts {
+	char *op;
+	struct cb_ttgir_count_entry *v;
+	size_t n, cap;
+};
+
+int cb_ttgir_counts_init(struct cb_ttgir_counts *c, const char *op, struct cb_err *err);
+int cb_ttgir_counts_add(struct cb_ttgir_counts *c, const char *path, long long count,
+			struct cb_err *err);
+void cb_ttgir_counts_sort(struct cb_ttgir_counts *c);
+/* The count of path for op; 0 when found, -1 when the table has none. */
+int cb_ttgir_counts_find(const struct cb_ttgir_counts *c, const char *op, const char *path,
+			 long long *count);
+void cb_ttgir_counts_free(struct cb_ttgir_counts *c);
+
 /* One row of ir/index.tsv. */
 struct cb_index_row {
 	char *variant, *kernel;
@@ -87,6 +124,11 @@ struct cb_topology {
  * error. unjoinable is sorted by variant. */
 int cb_topology_scan(const char *cell_dir, const char *op, long long floor,
 		     struct cb_topology *t, struct cb_err *err);
+/* cb_topology_scan taking the count of each .ttgir that pre holds for op
+ * from pre instead of reading the file (pre NULL: read them all). */
+int cb_topology_scan_counted(const char *cell_dir, const char *op, long long floor,
+			     const struct cb_ttgir_counts *pre, struct cb_topology *t,
+			     struct cb_err *err);
 /* The same join with a new floor, without reading files again. */
 void cb_topology_rescope(struct cb_topology *t, long long floor);
 void cb_topology_free(struct cb_topology *t);

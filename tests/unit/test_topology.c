@@ -87,7 +87,48 @@ static int load_expected(const char *rel, struct golden **v, size_t *n)
 	return 1;
 }
 
-/* One listed file: both entry points give the listed count. */
+/* Piece sizes the streaming counter is fed in: single bytes, sizes that
+ * split the op name (shorter than it, and 19 = its length + 1), blocks of
+ * the size verify reads, and sizes around the chunk. 0: a cycle of sizes
+ * 1..37. */
+static const size_t piece_sizes[] = { 1, 5, 17, 19, 0, 4096, 1 << 16, CB_TTGIR_CHUNK - 1,
+				      CB_TTGIR_CHUNK + 19 };
+
+/* data fed to a streaming counter in pieces of `piece` bytes (0: cycling). */
+static long long stream_count(const char *data, size_t len, size_t piece)
+{
+	struct cb_ttgir_counter *c;
+	struct cb_err err;
+	size_t at = 0, k = 0;
+	long long n;
+
+	if (cb_ttgir_counter_new(OP, &c, &err) < 0)
+		fail_msg("%s", err.msg);
+	while (at < len) {
+		size_t want = piece ? piece : 1 + k++ % 37;
+		size_t take = len - at < want ? len - at : want;
+		cb_ttgir_counter_feed(c, data + at, take);
+		at += take;
+	}
+	n = cb_ttgir_counter_result(c);
+	assert_int_equal(cb_ttgir_counter_result(c), n);
+	cb_ttgir_counter_free(c);
+	return n;
+}
+
+/* The streaming counter counts data as cb_ttgir_count does, in every
+ * piece size. */
+static void assert_stream_counts(const char *data, size_t len, long long want)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(piece_sizes) / sizeof(piece_sizes[0]); i++)
+		if (stream_count(data, len, piece_sizes[i]) != want)
+			fail_msg("streaming in pieces of %zu bytes: count differs from %lld", piece_sizes[i],
+				 want);
+}
+
+/* One listed file: every entry point gives the listed count. */
 static void golden_case(void **state)
 {
 	const struct golden *g = *state;
@@ -103,6 +144,7 @@ static void golden_case(void **state)
 	assert_int_equal(c, g->count);
 	text = tl_slurp(path, &len);
 	assert_int_equal(cb_ttgir_count(text, len, OP), g->count);
+	assert_stream_counts(text, len, g->count);
 	free(text);
 }
 
@@ -155,7 +197,8 @@ static void write_file(const char *path, const char *data, size_t len)
 		fail_msg("%s", err.msg);
 }
 
-/* data counts want from memory and, written to a file, from the file. */
+/* data counts want from memory, streamed in pieces and, written to a
+ * file, from the file. */
 static void assert_counts(const char *data, size_t len, long long want)
 {
 	char *path = tmp_file("case.ttgir");
@@ -163,6 +206,7 @@ static void assert_counts(const char *data, size_t len, long long want)
 	long long c = -1;
 
 	assert_int_equal(cb_ttgir_count(data, len, OP), want);
+	assert_stream_counts(data, len, want);
 	write_file(path, data, len);
 	assert_int_equal(cb_ttgir_count_file(path, OP, &c, &err), 0);
 	assert_int_equal(c, want);
@@ -291,10 +335,33 @@ static void other_ops_and_bad_names(void **state)
 			    "op 'ttg convert' is not an operation name (letters, digits, '_', '.', '$')");
 	assert_int_equal(cb_topology_check_op("", &err), -1);
 	assert_string_equal(err.msg, "the op name is empty");
+
 	assert_int_equal(cb_ttgir_count_file("/nonexistent.ttgir", OP, &c, &err), -1);
 	assert_string_equal(err.msg, "/nonexistent.ttgir: No such file or directory");
 	assert_int_equal(cb_ttgir_count_file("/", OP, &c, &err), -1);
 	assert_string_equal(err.msg, "/: not a regular file");
+}
+
+/* The streaming counter: empty data, a bad op refused with the message the
+ * file counter gives, another op, pieces that end inside a line. */
+static void streaming_counter(void **state)
+{
+	static const char text[] = "%0 = tt.load %p : t\n%1 = ttg.convert_layout %0 : t\n";
+	struct cb_ttgir_counter *c = NULL;
+	struct cb_err err;
+
+	(void)state;
+	assert_int_equal(stream_count("", 0, 1), 0);
+	assert_int_equal(cb_ttgir_counter_new("ttg convert", &c, &err), -1);
+	assert_null(c);
+	assert_string_equal(err.msg,
+			    "op 'ttg convert' is not an operation name (letters, digits, '_', '.', '$')");
+	assert_int_equal(cb_ttgir_counter_new("tt.load", &c, &err), 0);
+	cb_ttgir_counter_feed(c, text, 8);
+	cb_ttgir_counter_feed(c, text + 8, sizeof(text) - 9);
+	assert_int_equal(cb_ttgir_counter_result(c), 1);
+	cb_ttgir_counter_free(c);
+	cb_ttgir_counter_free(NULL);
 }
 
 /* Links are refused, not followed; a FIFO is refused without blocking. */
@@ -466,6 +533,47 @@ static const char *const joined_files[] = {
 	"C/_k.ttgir", OPS2, "C/_k2.ttgir", OPS3, "C/_k.json", "{}\n", "notes.txt", OPS3, NULL
 };
 static const char joined_index[] = HDR "C\t_k\t5\t2\nA\t_k\t0\t0\nB\t_k\t1\t4\n";
+
+/* Counts made elsewhere are taken for the files they name and the op they
+ * were made for (a wrong count shows it was used, not the file); other
+ * files are read, and a table for another op is not used at all. */
+static void join_precounted(void **state)
+{
+	char *cell = make_cell(joined_index, joined_files);
+	char *a = cb_strdupf("%s/ir/A/_k.ttgir", cell), *c2 = cb_strdupf("%s/ir/C/_k2.ttgir", cell);
+	struct cb_ttgir_counts pre, other;
+	struct cb_topology t;
+	struct cb_err err;
+	long long n = -1;
+
+	(void)state;
+	assert_int_equal(cb_ttgir_counts_init(&pre, OP, &err), 0);
+	assert_int_equal(cb_ttgir_counts_add(&pre, c2, 100, &err), 0);
+	assert_int_equal(cb_ttgir_counts_add(&pre, a, 40, &err), 0);
+	cb_ttgir_counts_sort(&pre);
+	assert_int_equal(cb_ttgir_counts_find(&pre, OP, a, &n), 0);
+	assert_int_equal(n, 40);
+	assert_int_equal(cb_ttgir_counts_find(&pre, "tt.load", a, &n), -1);
+	assert_int_equal(cb_ttgir_counts_find(NULL, OP, a, &n), -1);
+	assert_int_equal(cb_topology_scan_counted(cell, OP, 0, &pre, &t, &err), 0);
+	assert_int_equal(t.nv, 3);
+	assert_int_equal(t.v[0].count, 40);     /* A: from the table */
+	assert_int_equal(t.v[1].count, 3);      /* B: read */
+	assert_int_equal(t.v[2].count, 102);    /* C: _k read, _k2 from the table */
+	cb_topology_free(&t);
+	assert_int_equal(cb_ttgir_counts_init(&other, "tt.load", &err), 0);
+	assert_int_equal(cb_ttgir_counts_add(&other, a, 40, &err), 0);
+	cb_ttgir_counts_sort(&other);
+	assert_int_equal(cb_topology_scan_counted(cell, OP, 0, &other, &t, &err), 0);
+	assert_int_equal(t.total, 10);
+	cb_topology_free(&t);
+	cb_ttgir_counts_free(&pre);
+	cb_ttgir_counts_free(&other);
+	cb_ttgir_counts_free(NULL);
+	free(a);
+	free(c2);
+	free(cell);
+}
 
 /* Every variant joined: scoped and excluded follow the floor; total does not. */
 static void join_scoped_vs_total(void **state)
@@ -659,10 +767,12 @@ int main(void)
 		cmocka_unit_test(lines_across_chunk_edges),
 		cmocka_unit_test(line_starts_longer_than_a_chunk),
 		cmocka_unit_test(other_ops_and_bad_names),
+		cmocka_unit_test(streaming_counter),
 		cmocka_unit_test(only_regular_files),
 		cmocka_unit_test(index_nul_byte),
 		cmocka_unit_test(index_accepts),
 		cmocka_unit_test(join_scoped_vs_total),
+		cmocka_unit_test(join_precounted),
 		cmocka_unit_test(join_json),
 		cmocka_unit_test(join_variant_without_row),
 		cmocka_unit_test(join_row_without_ir),

@@ -1,0 +1,316 @@
+/* test_seal.c: verify with an observer, and the IR counted during the
+ * verify that reaccount uses instead of reading the IR again.
+ *
+ * On the run root built from tests/golden/runs/basic/spec.json: an
+ * observed verify reports what a plain one does, and the observer sees
+ * every file it asks for exactly once with its whole content, and no
+ * other; cb_evidence_verify_counting counts every cell .ttgir as the file
+ * counter does, and task evidence loaded with those counts equals evidence
+ * loaded by reading the files; a changed file fails the verify and leaves
+ * no counts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "buf.h"
+#include "evidence.h"
+#include "fsutil.h"
+#include "jsonio.h"
+#include "manifest.h"
+#include "runroot.h"
+#include "seal.h"
+#include "tlib.h"
+#include "topology.h"
+#include "walk.h"
+
+/* A sealed run root built once per test. */
+static char *build_run(void)
+{
+	char *root = cb_path_join(tl_tmpdir(), "run");
+	struct cb_err err;
+
+	if (rr_build(tl_path("tests/golden/runs/basic/spec.json"), root, &err) < 0)
+		fail_msg("rr_build: %s", err.msg);
+	return root;
+}
+
+/* ---- an observer that keeps what it sees --------------------------------- */
+
+struct seen {
+	char *rel;
+	struct cb_buf data;
+	int ended, ok;
+};
+
+struct recorder {
+	pthread_mutex_t lock;
+	struct seen *v[4096];
+	size_t n;
+};
+
+/* Observe the .json files only, so that files left alone are tested too. */
+static int wanted(const char *rel)
+{
+	size_t n = strlen(rel);
+
+	return n > 5 && strcmp(rel + n - 5, ".json") == 0;
+}
+
+static void *rec_begin(const char *rel, void *ctx)
+{
+	struct recorder *r = ctx;
+	struct seen *s;
+
+	if (!wanted(rel))
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	s->rel = strdup(rel);
+	pthread_mutex_lock(&r->lock);
+	assert_true(r->n < sizeof(r->v) / sizeof(r->v[0]));
+	r->v[r->n++] = s;
+	pthread_mutex_unlock(&r->lock);
+	return s;
+}
+
+static void rec_chunk(void *state, const char *p, size_t n)
+{
+	struct seen *s = state;
+
+	assert_false(s->ended);
+	cb_buf_add(&s->data, p, n);
+}
+
+static void rec_end(void *state, int ok, void *ctx)
+{
+	struct seen *s = state;
+
+	(void)ctx;
+	s->ended++;
+	s->ok = ok;
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	return strcmp((*(struct seen *const *)a)->rel, (*(struct seen *const *)b)->rel);
+}
+
+/* Observed and plain verify agree; every wanted regular file was begun
+ * once, ended once with its whole content, and nothing else was begun. */
+static void observed_verify(void **state)
+{
+	struct recorder r = { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0 };
+	const struct cb_verify_observer obs = { rec_begin, rec_chunk, rec_end, &r };
+	struct cb_verify_report plain, seen;
+	char *root = build_run();
+	struct cb_tree t;
+	struct cb_err err;
+	size_t i, k = 0;
+
+	(void)state;
+	assert_int_equal(cb_verify(root, &plain, &err), 0);
+	assert_int_equal(cb_verify_observed(root, &obs, &seen, &err), 0);
+	assert_true(cb_verify_holds(&plain));
+	assert_true(cb_verify_holds(&seen));
+	assert_int_equal(plain.nfiles, seen.nfiles);
+	assert_int_equal(cb_walk(root, NULL, &t, &err), 0);
+	qsort(r.v, r.n, sizeof(r.v[0]), cmp_seen);
+	for (i = 0; i < t.n; i++) {
+		char *abs, *want;
+		size_t len;
+
+		if (t.v[i].kind != CB_ENT_FILE || !wanted(t.v[i].rel))
+			continue;
+		assert_true(k < r.n);
+		assert_string_equal(r.v[k]->rel, t.v[i].rel);
+		assert_int_equal(r.v[k]->ended, 1);
+		assert_true(r.v[k]->ok);
+		abs = cb_path_join(root, t.v[i].rel);
+		want = tl_slurp(abs, &len);
+		assert_int_equal(r.v[k]->data.len, len);
+		assert_memory_equal(r.v[k]->data.data, want, len);
+		free(want);
+		free(abs);
+		k++;
+	}
+	assert_true(k > 0);
+	assert_int_equal(k, r.n);
+	for (i = 0; i < r.n; i++) {
+		cb_buf_release(&r.v[i]->data);
+		free(r.v[i]->rel);
+		free(r.v[i]);
+	}
+	pthread_mutex_destroy(&r.lock);
+	cb_tree_free(&t);
+	cb_verify_report_free(&plain);
+	cb_verify_report_free(&seen);
+	free(root);
+}
+
+/* ---- IR counted during the verify ---------------------------------------- */
+
+/* Whether rel is tasks/<task>/cells/<cell>/ir/<variant>/<file>.ttgir. */
+static int is_cell_ttgir(const char *rel)
+{
+	char a[256], b[256], c[256], f[256];
+	int end = -1;
+	size_t n;
+
+	if (sscanf(rel, "tasks/%255[^/]/cells/%255[^/]/ir/%255[^/]/%255[^/]%n", a, b, c, f, &end) != 4 ||
+	    end < 0 || rel[end] != '\0')
+		return 0;
+	n = strlen(f);
+	return n > 6 && strcmp(f + n - 6, ".ttgir") == 0;
+}
+
+/* JSON text of a task's round-a topology, role by role. */
+static char *topology_text(const struct cb_task_evidence *ev)
+{
+	struct cb_buf b = CB_BUF_INIT;
+	struct cb_err err;
+	size_t len;
+	int r;
+
+	for (r = 0; r < CB_NROLES; r++) {
+		json_t *j = ev->have_topology[r] ? cb_topology_json(&ev->topology[r]) : NULL;
+		char *s = j ? cb_json_dumps(j, &err) : NULL;
+
+		cb_buf_addf(&b, "%d %s\n%s", ev->have_topology[r], ev->topology_error[r], s ? s : "-\n");
+		free(s);
+		json_decref(j);
+	}
+	return cb_buf_detach(&b, &len);
+}
+
+/* Every cell .ttgir of the run is counted, as cb_ttgir_count_file counts
+ * it; evidence from those counts equals evidence read from the files. A
+ * wrong fused count fails here. */
+static void verify_counting(void **state)
+{
+	struct cb_ttgir_counts counts;
+	struct cb_manifest m;
+	char *root = build_run(), *tasks, *mpath = cb_path_join(root, "manifest.json");
+	char **ids;
+	struct cb_tree t;
+	struct cb_err err;
+	size_t i, nids, nttgir = 0, scanned = 0;
+
+	(void)state;
+	assert_int_equal(cb_manifest_load(mpath, &m, &err), 0);
+	assert_int_equal(cb_evidence_verify_counting(root, m.topology_op, &counts, &err), 0);
+	assert_string_equal(counts.op, m.topology_op);
+	assert_int_equal(cb_walk(root, NULL, &t, &err), 0);
+	for (i = 0; i < t.n; i++) {
+		char *abs = cb_strdupf("%s/%s", root, t.v[i].rel);
+		long long want = -1, got = -1;
+
+		if (is_cell_ttgir(t.v[i].rel)) {
+			nttgir++;
+			assert_int_equal(cb_ttgir_count_file(abs, m.topology_op, &want, &err), 0);
+			if (cb_ttgir_counts_find(&counts, m.topology_op, abs, &got) < 0)
+				fail_msg("%s was not counted", t.v[i].rel);
+			assert_int_equal(got, want);
+		} else {
+			assert_int_equal(cb_ttgir_counts_find(&counts, m.topology_op, abs, &got), -1);
+		}
+		free(abs);
+	}
+	assert_true(nttgir > 0);
+	assert_int_equal(counts.n, nttgir);
+
+	tasks = cb_path_join(root, "tasks");
+	assert_int_equal(cb_list_dir(tasks, &ids, &nids, &err), 0);
+	for (i = 0; i < nids; i++) {
+		struct cb_task_evidence read, fused;
+		char *tdir = cb_strdupf("%s/tasks/%s", root, ids[i]), *a, *b;
+		int r;
+
+		if (!cb_is_dir(tdir)) {
+			free(tdir);
+			continue;
+		}
+		assert_int_equal(cb_evidence_load(tdir, ids[i], &m, m.launch_floor, &read, &err), 0);
+		assert_int_equal(cb_evidence_load_counted(tdir, ids[i], &m, m.launch_floor, &counts, &fused,
+							  &err), 0);
+		for (r = 0; r < CB_NROLES; r++)
+			scanned += (size_t)read.have_topology[r];
+		a = topology_text(&read);
+		b = topology_text(&fused);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		cb_evidence_free(&read);
+		cb_evidence_free(&fused);
+		free(tdir);
+	}
+	assert_true(scanned > 0);
+	cb_strv_free(ids, nids);
+	free(tasks);
+	cb_tree_free(&t);
+	cb_ttgir_counts_free(&counts);
+	cb_manifest_free(&m);
+	free(mpath);
+	free(root);
+}
+
+/* A changed .ttgir fails the verify, naming it, and leaves counts empty. */
+static void changed_ir_fails(void **state)
+{
+	struct cb_ttgir_counts counts;
+	char *root = build_run(), *victim = NULL, want[4400];
+	struct cb_tree t;
+	struct cb_err err;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(cb_walk(root, NULL, &t, &err), 0);
+	for (i = 0; i < t.n && !victim; i++)
+		if (is_cell_ttgir(t.v[i].rel))
+			victim = strdup(t.v[i].rel);
+	assert_non_null(victim);
+	{
+		char *abs = cb_path_join(root, victim);
+		char *dir = strdup(abs);
+		static const char extra[] = "%9 = ttg.convert_layout %0 : t\n";
+		FILE *f;
+
+		*strrchr(dir, '/') = '\0';
+		assert_int_equal(chmod(dir, 0755), 0);
+		assert_int_equal(chmod(abs, 0644), 0);
+		f = fopen(abs, "a");
+		assert_non_null(f);
+		assert_int_equal(fwrite(extra, 1, sizeof(extra) - 1, f), sizeof(extra) - 1);
+		assert_int_equal(fclose(f), 0);
+		free(dir);
+		free(abs);
+	}
+	assert_int_equal(cb_evidence_verify_counting(root, CB_DEFAULT_TOPOLOGY_OP, &counts, &err), -1);
+	snprintf(want, sizeof(want), "%s: seal does not hold: changed: %s", root, victim);
+	assert_string_equal(err.msg, want);
+	assert_int_equal(counts.n, 0);
+	assert_null(counts.v);
+	assert_int_equal(cb_evidence_verify_counting(root, "bad op", &counts, &err), -1);
+	assert_int_equal(counts.n, 0);
+	cb_tree_free(&t);
+	free(victim);
+	free(root);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(observed_verify),
+		cmocka_unit_test(verify_counting),
+		cmocka_unit_test(changed_ir_fails),
+	};
+
+	return cmocka_run_group_tests_name("seal", tests, NULL, NULL);
+}
