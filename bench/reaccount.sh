@@ -4,8 +4,8 @@
 # real TTGIR from tests/data/ttgir) against `grep -c ttg.convert_layout`
 # over the same files, warm cache, RUNS runs each (default 5), and print
 # the medians and their ratio. Also times `caliber verify` alone, since
-# reaccount checks the seal first, and `caliber reaccount` of the counting
-# alone is the difference. grep writes its counts to a file: GNU grep
+# reaccount must check the seal (it counts the IR in the same read), so the
+# difference is what reaccount adds to that check. grep writes its counts to a file: GNU grep
 # stops at the first match when its output is /dev/null, which would time
 # nothing. A benchmark, not a test: figures go in
 # bench/RESULTS.md with the machine.
