@@ -19,6 +19,20 @@ extern char **environ;
 
 #define WHY_MAX 1024
 
+/* The last non-empty line of a child's stderr, trailing blanks cut: for a
+ * Python traceback that is the exception, which is what a preflight line
+ * should name. */
+static const char *last_line(char *text)
+{
+	size_t n = strlen(text);
+	char *nl;
+
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+		text[--n] = '\0';
+	nl = strrchr(text, '\n');
+	return nl ? nl + 1 : text;
+}
+
 /* Run argv in env, capture stdout; a non-zero exit is a failure whose
  * reason quotes the first line of stderr. */
 static int capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
@@ -33,11 +47,9 @@ static int capture(const char *const argv[], char *const envp[], long long timeo
 		return -1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		char *nl = strchr(errout, '\n');
-		if (nl)
-			*nl = '\0';
+		const char *last = last_line(errout);
 		cb_describe_status(status, how, sizeof(how));
-		snprintf(why, cap, "%s %s%s%s", argv[0], how, errout[0] ? ": " : "", errout);
+		snprintf(why, cap, "%s %s%s%s", argv[0], how, last[0] ? ": " : "", last);
 		free(errout);
 		free(*out);
 		*out = NULL;
@@ -157,6 +169,18 @@ static int git(const char *dir, const char *const *args, const char *const *path
 	return capture(argv, environ, 60000, out, why, cap);
 }
 
+/* Cut a list of lines (git's file names) after its first, so a preflight
+ * line stays one line; returns ", ..." when lines were cut, else "". */
+static const char *first_line(char *list)
+{
+	char *nl = strchr(list, '\n');
+
+	if (!nl)
+		return "";
+	*nl = '\0';
+	return ", ...";
+}
+
 /* The tree at dir (limited to paths) holds exactly what commit c holds
  * there: c is in its repository, nothing differs from it, nothing is
  * untracked. HEAD may have moved on (a corpus inside a repository that
@@ -182,11 +206,8 @@ static int same_as_commit(const char *name, const char *dir, const char *c, cons
 		return -1;
 	}
 	if (*chomp(out)) {
-		char *nl = strchr(out, '\n');
-		if (nl)
-			*nl = '\0';
-		snprintf(why, cap, "sources.%s: %s differs from commit %.12s (%s%s)", name, dir, c, out,
-			 nl ? ", ..." : "");
+		const char *more = first_line(out);
+		snprintf(why, cap, "sources.%s: %s differs from commit %.12s (%s%s)", name, dir, c, out, more);
 		free(out);
 		return -1;
 	}
@@ -256,8 +277,9 @@ static int check_binary(const struct cb_source *h, const char *home, int allow_d
 	if (strcmp(b, h->commit) != 0) {
 		const char *diff[] = { "diff", "--name-only", h->commit, b, NULL };
 		if (git(home, diff, harness_paths, &out, sub, sizeof(sub)) < 0 || *chomp(out)) {
-			snprintf(why, cap, "sources.harness: this caliber was built from %.12s, whose harness differs from the pinned %.12s%s%s",
-				 b, h->commit, out && *out ? ": " : "", out ? out : "");
+			const char *more = out ? first_line(out) : "";
+			snprintf(why, cap, "sources.harness: this caliber was built from %.12s, whose harness differs from the pinned %.12s%s%s%s",
+				 b, h->commit, out && *out ? ": " : "", out ? out : "", more);
 			free(out);
 			return -1;
 		}
