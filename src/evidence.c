@@ -279,7 +279,7 @@ static int is_cell_ttgir(const char *rel)
 {
 	static const char *const fixed[] = { "tasks", NULL, "cells", NULL, "ir", NULL };
 	const char *p = rel;
-	size_t i, n;
+	size_t i;
 
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		const char *slash = strchr(p, '/');
@@ -289,8 +289,7 @@ static int is_cell_ttgir(const char *rel)
 			return 0;
 		p = slash + 1;
 	}
-	n = strlen(p);
-	return !strchr(p, '/') && n > 6 && strcmp(p + n - 6, ".ttgir") == 0;
+	return !strchr(p, '/') && cb_is_ttgir_name(p);
 }
 
 /* cb_verify_observer.begin: a counter for each cell .ttgir, NULL for the

@@ -228,6 +228,17 @@ static int fill(int fd, char *buf, size_t want, size_t *got, const char *path, s
 	return 0;
 }
 
+/* One step over a full buffer of have bytes whose last keep bytes are
+ * lookahead: scan up to the lookahead, move it to the front to start the
+ * next chunk, and return the new fill (keep). Shared by the file counter
+ * and the streaming one, so both scan at the same edges. */
+static size_t scan_step(struct scanner *s, char *buf, size_t have, size_t keep)
+{
+	scan_block(s, buf, have - keep, have);
+	memmove(buf, buf + have - keep, keep);
+	return keep;
+}
+
 /* The file is read in chunks of CB_TTGIR_CHUNK bytes into one buffer that
  * also holds oplen + 1 bytes of lookahead; those bytes move to the front
  * and start the next chunk, so an occurrence across an edge is seen whole
@@ -276,9 +287,7 @@ int cb_ttgir_count_file(const char *path, const char *op, long long *count, stru
 				scan_block(&s, buf, have, have);
 			break;
 		}
-		scan_block(&s, buf, have - keep, have);
-		memmove(buf, buf + have - keep, keep);
-		have = keep;
+		have = scan_step(&s, buf, have, keep);
 	}
 	free(buf);
 	close(fd);
@@ -334,11 +343,8 @@ void cb_ttgir_counter_feed(struct cb_ttgir_counter *c, const char *p, size_t n)
 		c->have += k;
 		p += k;
 		n -= k;
-		if (c->have == c->cap) {
-			scan_block(&c->s, c->buf, c->have - c->keep, c->have);
-			memmove(c->buf, c->buf + c->have - c->keep, c->keep);
-			c->have = c->keep;
-		}
+		if (c->have == c->cap)
+			c->have = scan_step(&c->s, c->buf, c->have, c->keep);
 	}
 }
 
@@ -613,7 +619,7 @@ void cb_index_free(struct cb_index *ix)
 
 /* ---- joining a cell's IR with its index --------------------------------- */
 
-static int is_ttgir_name(const char *name)
+int cb_is_ttgir_name(const char *name)
 {
 	size_t n = strlen(name);
 
@@ -638,7 +644,7 @@ static int count_variant(const char *dir, const char *op, const struct cb_ttgir_
 		char *path;
 		long long c;
 
-		if (!is_ttgir_name(names[i]))
+		if (!cb_is_ttgir_name(names[i]))
 			continue;
 		path = cb_path_join(dir, names[i]);
 		if (!path)

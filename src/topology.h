@@ -37,6 +37,10 @@ long long cb_ttgir_count(const char *data, size_t len, const char *op);
  * an op cb_topology_check_op refuses is an error. */
 int cb_ttgir_count_file(const char *path, const char *op, long long *count, struct cb_err *err);
 
+/* Whether a file name is a TTGIR file (*.ttgir): the files a cell's
+ * variant folder is counted over. */
+int cb_is_ttgir_name(const char *name);
+
 /* cb_ttgir_count over data that comes in pieces (the blocks a verify
  * reads): the pieces are counted as their concatenation, whatever their
  * sizes, with the same bounded buffer as cb_ttgir_count_file. */
