@@ -43,22 +43,23 @@ static void sort_i64(int64_t *v, size_t n)
 	}
 }
 
-/* Median of v[0..n) with n >= 1, sorting v in place. For even n the mean
- * of the middle values a <= b is computed as k + (b - a) % 2 / 2 with
- * k = a + (b - a) / 2 in integers, so no sum overflows and the result is
- * correctly rounded whenever |k| < 2^53. */
+/* The median of a sorted list whose middle values are a <= b (a == b when
+ * the count is odd). For an even count the mean of a and b is computed as
+ * k + (b - a) % 2 / 2 with k = a + (b - a) / 2 in integers, so no sum
+ * overflows and the result is correctly rounded whenever |k| < 2^53. */
+static double middle(int64_t a, int64_t b)
+{
+	uint64_t d = (uint64_t)b - (uint64_t)a;
+	int64_t k = a + (int64_t)(d / 2);
+
+	return (double)k + (d % 2 ? 0.5 : 0.0);
+}
+
+/* Median of v[0..n) with n >= 1, sorting v in place. */
 static double median_in_place(int64_t *v, size_t n)
 {
-	int64_t a, k;
-	uint64_t d;
-
 	sort_i64(v, n);
-	if (n % 2)
-		return (double)v[n / 2];
-	a = v[n / 2 - 1];
-	d = (uint64_t)v[n / 2] - (uint64_t)a;
-	k = a + (int64_t)(d / 2);
-	return (double)k + (d % 2 ? 0.5 : 0.0);
+	return n % 2 ? (double)v[n / 2] : middle(v[n / 2 - 1], v[n / 2]);
 }
 
 double cb_median_i64(const int64_t *v, size_t n)
@@ -158,14 +159,84 @@ static int check_samples(const char *row, const char *who, const int64_t *v, siz
 	return 0;
 }
 
-/* Median of n samples drawn with replacement from v, into scratch. */
-static double resampled_median(struct cb_rng *rng, const int64_t *v, size_t n, int64_t *scratch)
+/* A row's samples prepared for resampling: sorted, and the rank of each
+ * original sample in the sorted list (ties ranked by position). Drawing
+ * index k of the original stands for drawing sorted[rank[k]]; as sorted is
+ * ascending, the median of the drawn values is sorted[] at the median of
+ * the drawn ranks, which a count over n ranks finds without sorting the
+ * resample. Same draws, same medians, bit for bit, as sorting the drawn
+ * values (tests/unit/test_stats.c checks both ways agree). */
+struct ranked {
+	int64_t *sorted;
+	size_t *rank;
+	size_t n;
+};
+
+/* A sample and where it stood, sorted by value and then by position. */
+struct placed {
+	int64_t v;
+	size_t at;
+};
+
+static int cmp_placed(const void *a, const void *b)
 {
+	const struct placed *x = a, *y = b;
+
+	if (x->v != y->v)
+		return (x->v > y->v) - (x->v < y->v);
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Fill r from v[0..n), n >= 1. Returns -1 when out of memory. */
+static int rank_samples(const int64_t *v, size_t n, struct ranked *r)
+{
+	struct placed *p = malloc(n * sizeof(*p));
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		scratch[i] = v[cb_rng_index(rng, n)];
-	return median_in_place(scratch, n);
+	r->n = n;
+	r->sorted = malloc(n * sizeof(*r->sorted));
+	r->rank = malloc(n * sizeof(*r->rank));
+	if (!p || !r->sorted || !r->rank) {
+		free(p);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		p[i].v = v[i];
+		p[i].at = i;
+	}
+	qsort(p, n, sizeof(*p), cmp_placed);
+	for (i = 0; i < n; i++) {
+		r->sorted[i] = p[i].v;
+		r->rank[p[i].at] = i;
+	}
+	free(p);
+	return 0;
+}
+
+static void ranked_free(struct ranked *r)
+{
+	free(r->sorted);
+	free(r->rank);
+}
+
+/* Median of r->n samples drawn with replacement, the draws being those of
+ * a resample of the original order; count[0..n) is scratch. The middle
+ * ranks are the (n-1)/2-th and n/2-th smallest drawn ranks, counted from 0. */
+static double resampled_median(struct cb_rng *rng, const struct ranked *r, size_t *count)
+{
+	size_t i, seen = 0, lo = (r->n - 1) / 2, hi = r->n / 2, at_lo = SIZE_MAX;
+
+	memset(count, 0, r->n * sizeof(*count));
+	for (i = 0; i < r->n; i++)
+		count[r->rank[cb_rng_index(rng, r->n)]]++;
+	for (i = 0;; i++) {
+		seen += count[i];
+		if (at_lo == SIZE_MAX && seen > lo)
+			at_lo = i;
+		if (seen > hi)
+			break;
+	}
+	return lo == hi ? (double)r->sorted[i] : middle(r->sorted[at_lo], r->sorted[i]);
 }
 
 /* Quantile q of sorted x[0..n), n >= 1: numpy's default "linear" method,
@@ -184,10 +255,11 @@ int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, 
 	       int resamples, struct cb_speedup *out, struct cb_err *err)
 {
 	struct cb_rng rng;
-	int64_t *scratch;
-	double *boot, acc;
-	size_t i, maxn = 0, nboot;
-	int b;
+	struct ranked *rk = NULL;
+	size_t *count = NULL;
+	double *boot = NULL, acc;
+	size_t i, maxn = 0, nboot, nranked = 0;
+	int b, rc = -1;
 
 	if (nrows == 0)
 		return cb_fail(err, "no rows to compare");
@@ -206,22 +278,28 @@ int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, 
 			maxn = p->nother;
 	}
 	nboot = (size_t)resamples;
-	scratch = malloc(maxn * sizeof(*scratch));
+	rk = calloc(2 * nrows, sizeof(*rk));
+	count = malloc(maxn * sizeof(*count));
 	boot = malloc(nboot * sizeof(*boot));
-	if (!scratch || !boot) {
-		free(scratch);
-		free(boot);
-		return cb_fail(err, "out of memory for %d resamples", resamples);
+	if (!rk || !count || !boot)
+		goto oom;
+	/* rk[2i] is row i's baseline, rk[2i + 1] its other cell. */
+	for (nranked = 0; nranked < 2 * nrows; nranked++) {
+		const struct cb_row_pair *p = &rows[nranked / 2];
+		if (rank_samples(nranked % 2 ? p->other : p->base, nranked % 2 ? p->nother : p->nbase,
+				 &rk[nranked]) < 0) {
+			nranked++;
+			goto oom;
+		}
 	}
 
 	acc = 0;
 	for (i = 0; i < nrows; i++) {
-		const struct cb_row_pair *p = &rows[i];
-		double mb, mo;
-		memcpy(scratch, p->base, p->nbase * sizeof(*scratch));
-		mb = median_in_place(scratch, p->nbase);
-		memcpy(scratch, p->other, p->nother * sizeof(*scratch));
-		mo = median_in_place(scratch, p->nother);
+		const struct ranked *rb = &rk[2 * i], *ro = &rk[2 * i + 1];
+		double mb = rb->n % 2 ? (double)rb->sorted[rb->n / 2]
+				      : middle(rb->sorted[rb->n / 2 - 1], rb->sorted[rb->n / 2]);
+		double mo = ro->n % 2 ? (double)ro->sorted[ro->n / 2]
+				      : middle(ro->sorted[ro->n / 2 - 1], ro->sorted[ro->n / 2]);
 		acc += log(mb / mo);
 	}
 	out->point = exp(acc / (double)nrows) - 1;
@@ -230,9 +308,8 @@ int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, 
 	for (b = 0; b < resamples; b++) {
 		acc = 0;
 		for (i = 0; i < nrows; i++) {
-			const struct cb_row_pair *p = &rows[i];
-			double mb = resampled_median(&rng, p->base, p->nbase, scratch);
-			double mo = resampled_median(&rng, p->other, p->nother, scratch);
+			double mb = resampled_median(&rng, &rk[2 * i], count);
+			double mo = resampled_median(&rng, &rk[2 * i + 1], count);
 			acc += log(mb / mo);
 		}
 		boot[b] = exp(acc / (double)nrows) - 1;
@@ -241,9 +318,17 @@ int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, 
 	out->lo = quantile(boot, nboot, (1 - confidence) / 2);
 	out->hi = quantile(boot, nboot, (1 + confidence) / 2);
 	out->nrows = nrows;
-	free(scratch);
+	rc = 0;
+	goto out;
+oom:
+	cb_fail(err, "out of memory for %d resamples", resamples);
+out:
+	for (i = 0; i < nranked; i++)
+		ranked_free(&rk[i]);
+	free(rk);
+	free(count);
 	free(boot);
-	return 0;
+	return rc;
 }
 
 long long cb_ppm(double x)

@@ -283,12 +283,115 @@ static void determinism(void **state)
 	assert_true(c.lo != a.lo || c.hi != a.hi);
 }
 
+/* qsort order of int64 samples, for the reference below. */
+static int cmp_sample(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The bootstrap as docs/formats.md states it, the plain way: for each
+ * resample and row, draw nbase then nother samples with cb_rng_index, sort
+ * each draw and take its median, average the log ratios. Returns the
+ * resampled speedups in draw order (caller frees). */
+static double *reference_boot(const struct cb_row_pair *rows, size_t nrows, uint64_t seed,
+			      int resamples)
+{
+	double *boot = calloc((size_t)resamples, sizeof(*boot));
+	int64_t draw[64];
+	struct cb_rng r;
+	int b;
+
+	assert_non_null(boot);
+	cb_rng_seed(&r, seed);
+	for (b = 0; b < resamples; b++) {
+		double acc = 0;
+		size_t i;
+		for (i = 0; i < nrows; i++) {
+			double m[2];
+			int side;
+			for (side = 0; side < 2; side++) {
+				const int64_t *v = side ? rows[i].other : rows[i].base;
+				size_t n = side ? rows[i].nother : rows[i].nbase, k;
+				assert_true(n <= 64);
+				for (k = 0; k < n; k++)
+					draw[k] = v[cb_rng_index(&r, n)];
+				qsort(draw, n, sizeof(*draw), cmp_sample);
+				m[side] = cb_median_i64(draw, n);
+			}
+			acc += log(m[0] / m[1]);
+		}
+		boot[b] = exp(acc / (double)nrows) - 1;
+	}
+	return boot;
+}
+
+static int cmp_real(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* numpy's default ("linear") quantile q of sorted x[0..n). */
+static double linear_quantile(const double *x, size_t n, double q)
+{
+	double h = (double)(n - 1) * q, fl = floor(h);
+	size_t i = (size_t)fl;
+
+	return i + 1 >= n ? x[n - 1] : x[i] + (h - fl) * (x[i + 1] - x[i]);
+}
+
+/* cb_speedup finds each resample's median from counts of ranks instead of
+ * sorting the drawn samples: over random rows of 1 to 24 samples, odd and
+ * even counts, many ties, values near 2^53, its interval must equal, bit
+ * for bit, the quantiles of the plainly computed resamples. */
+static void ranks_match_plain_resampling(void **state)
+{
+	struct cb_rng gen;
+	int trial;
+
+	(void)state;
+	cb_rng_seed(&gen, 20261130);
+	for (trial = 0; trial < 300; trial++) {
+		struct cb_row_pair rows[4];
+		int64_t pool[4][2][24];
+		size_t nrows = 1 + cb_rng_index(&gen, 4), i, k;
+		int64_t spread = trial % 3 == 0 ? 3 : trial % 3 == 1 ? 1000 : (int64_t)1 << 40;
+		int64_t least = trial % 5 == 0 ? ((int64_t)1 << 53) - 5000 : 1000;
+		int resamples = 50 + (int)cb_rng_index(&gen, 150);
+		struct cb_speedup sp;
+		struct cb_err err;
+		double *boot;
+		char what[64];
+
+		for (i = 0; i < nrows; i++) {
+			size_t nb = 1 + cb_rng_index(&gen, 24), no = 1 + cb_rng_index(&gen, 24);
+			for (k = 0; k < nb; k++)
+				pool[i][0][k] = least + (int64_t)cb_rng_index(&gen, (size_t)spread);
+			for (k = 0; k < no; k++)
+				pool[i][1][k] = least + (int64_t)cb_rng_index(&gen, (size_t)spread);
+			rows[i] = (struct cb_row_pair){ "r", pool[i][0], nb, pool[i][1], no };
+		}
+		assert_int_equal(cb_speedup(rows, nrows, 0.9, (uint64_t)trial, resamples, &sp, &err), 0);
+		boot = reference_boot(rows, nrows, (uint64_t)trial, resamples);
+		qsort(boot, (size_t)resamples, sizeof(*boot), cmp_real);
+		snprintf(what, sizeof(what), "trial %d lo", trial);
+		same_double(what, sp.lo, linear_quantile(boot, (size_t)resamples, (1 - 0.9) / 2));
+		snprintf(what, sizeof(what), "trial %d hi", trial);
+		same_double(what, sp.hi, linear_quantile(boot, (size_t)resamples, (1 + 0.9) / 2));
+		free(boot);
+	}
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(xoshiro_reference), cmocka_unit_test(splitmix_reference),
 		cmocka_unit_test(median_cases),      cmocka_unit_test(ppm_cases),
 		cmocka_unit_test(refusals),          cmocka_unit_test(determinism),
+		cmocka_unit_test(ranks_match_plain_resampling),
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), n, i;
 	json_error_t jerr;
