@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "fsutil.h"
 #include "opts.h"
+#include "pool.h"
 #include "sha.h"
 #include "walk.h"
 
@@ -25,8 +26,8 @@ static int is_sums(const char *rel)
 
 /* Hashing is what sealing and verifying spend their time on (SHA-256 is
  * compute-bound at about 1 GB/s a core), so the regular files of a tree are
- * hashed by one thread per online CPU (at most 8), each taking the next
- * file from a shared counter. */
+ * hashed on cb_pool_run's threads, each taking the next file from a shared
+ * counter. */
 struct hash_job {
 	const char *root;
 	const struct cb_tree *t;
@@ -103,9 +104,6 @@ static int hash_tree(const char *root, const struct cb_tree *t,
 		     struct cb_err *err)
 {
 	struct hash_job job;
-	pthread_t th[8];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nth = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (size_t)ncpu, k, started = 0;
 
 	*hex = calloc(t->n ? t->n : 1, sizeof(**hex));
 	if (!*hex)
@@ -117,16 +115,7 @@ static int hash_tree(const char *root, const struct cb_tree *t,
 	atomic_init(&job.next, 0);
 	atomic_init(&job.failed, 0);
 	pthread_mutex_init(&job.lock, NULL);
-	if (nth > t->n)
-		nth = t->n ? t->n : 1;
-	for (k = 1; k < nth; k++)
-		if (pthread_create(&th[k], NULL, hash_worker, &job) == 0)
-			started = k;
-		else
-			break;
-	hash_worker(&job);
-	for (k = 1; k <= started; k++)
-		pthread_join(th[k], NULL);
+	cb_pool_run(t->n, hash_worker, &job);
 	pthread_mutex_destroy(&job.lock);
 	if (atomic_load(&job.failed)) {
 		*err = job.err;
