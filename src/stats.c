@@ -16,14 +16,6 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* qsort order of the resampled speedups (never NaN: samples are positive). */
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Sort v ascending: insertion sort for the handful of samples a row has
  * (the bootstrap sorts every resample, so qsort's call overhead dominated
  * reaccount), qsort beyond that. */
@@ -114,9 +106,24 @@ uint64_t cb_rng_next(struct cb_rng *r)
 	return result;
 }
 
-size_t cb_rng_index(struct cb_rng *r, size_t n)
+/* x % n without a division, which is most of a draw's cost (Lemire, Kaser
+ * and Kurz, "Faster remainder by direct computation", 2019): with
+ * m = ceil(2^128 / n) (0 for n = 1), x % n is the top 64 bits of the
+ * 192-bit product ((m * x) mod 2^128) * n, exact for every 64-bit x and
+ * n >= 1 (their theorem 1, 128 >= 64 + log2 n). */
+__extension__ typedef unsigned __int128 u128;
+
+static u128 modulus_of(uint64_t n)
 {
-	return (size_t)(cb_rng_next(r) % (uint64_t)n);
+	return ~(u128)0 / n + 1;
+}
+
+static uint64_t mod_by(uint64_t x, u128 m, uint64_t n)
+{
+	u128 low = m * x;
+	u128 bottom = (u128)(uint64_t)low * n, top = (low >> 64) * n;
+
+	return (uint64_t)((top + (bottom >> 64)) >> 64);
 }
 
 int cb_bootstrap_seed(const char *task, const char *order, uint64_t *seed, struct cb_err *err)
@@ -170,6 +177,7 @@ struct ranked {
 	int64_t *sorted;
 	size_t *rank;
 	size_t n;
+	u128 m;            /* modulus_of(n) */
 };
 
 /* A sample and where it stood, sorted by value and then by position. */
@@ -194,6 +202,7 @@ static int rank_samples(const int64_t *v, size_t n, struct ranked *r)
 	size_t i;
 
 	r->n = n;
+	r->m = modulus_of(n);
 	r->sorted = malloc(n * sizeof(*r->sorted));
 	r->rank = malloc(n * sizeof(*r->rank));
 	if (!p || !r->sorted || !r->rank) {
@@ -228,7 +237,7 @@ static double resampled_median(struct cb_rng *rng, const struct ranked *r, size_
 
 	memset(count, 0, r->n * sizeof(*count));
 	for (i = 0; i < r->n; i++)
-		count[r->rank[cb_rng_index(rng, r->n)]]++;
+		count[r->rank[mod_by(cb_rng_next(rng), r->m, r->n)]]++;
 	for (i = 0;; i++) {
 		seen += count[i];
 		if (at_lo == SIZE_MAX && seen > lo)
@@ -239,16 +248,51 @@ static double resampled_median(struct cb_rng *rng, const struct ranked *r, size_
 	return lo == hi ? (double)r->sorted[i] : middle(r->sorted[at_lo], r->sorted[i]);
 }
 
-/* Quantile q of sorted x[0..n), n >= 1: numpy's default "linear" method,
- * x[i] + (h - i) * (x[i+1] - x[i]) with h = (n - 1) q and i = floor(h). */
-static double quantile(const double *x, size_t n, double q)
+/* Move the k-th smallest of x[0..n) (from 0) to x[k], nothing larger
+ * before it and nothing smaller after: Wirth's selection, as the quantiles
+ * need two order statistics each and not a sorted array. The speedups are
+ * never NaN. */
+static void select_kth(double *x, long n, long k)
 {
-	double h = (double)(n - 1) * q, fl = floor(h);
-	size_t i = (size_t)fl;
+	long l = 0, m = n - 1;
 
+	while (l < m) {
+		double pivot = x[k];
+		long i = l, j = m;
+		do {
+			while (x[i] < pivot)
+				i++;
+			while (pivot < x[j])
+				j--;
+			if (i <= j) {
+				double t = x[i];
+				x[i++] = x[j];
+				x[j--] = t;
+			}
+		} while (i <= j);
+		if (j < k)
+			l = i;
+		if (k < i)
+			m = j;
+	}
+}
+
+/* Quantile q of x[0..n), n >= 1, reordering x: numpy's default "linear"
+ * method, x(i) + (h - i) * (x(i+1) - x(i)) with h = (n - 1) q, i = floor(h)
+ * and x(i) the i-th smallest, counted from 0. */
+static double quantile(double *x, size_t n, double q)
+{
+	double h = (double)(n - 1) * q, fl = floor(h), next;
+	size_t i = (size_t)fl, k;
+
+	select_kth(x, (long)n, (long)i);
 	if (i + 1 >= n)
-		return x[n - 1];
-	return x[i] + (h - fl) * (x[i + 1] - x[i]);
+		return x[i];
+	next = x[i + 1];
+	for (k = i + 2; k < n; k++)
+		if (x[k] < next)
+			next = x[k];
+	return x[i] + (h - fl) * (next - x[i]);
 }
 
 int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, uint64_t seed,
@@ -314,7 +358,6 @@ int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, 
 		}
 		boot[b] = exp(acc / (double)nrows) - 1;
 	}
-	qsort(boot, nboot, sizeof(*boot), cmp_double);
 	out->lo = quantile(boot, nboot, (1 - confidence) / 2);
 	out->hi = quantile(boot, nboot, (1 + confidence) / 2);
 	out->nrows = nrows;

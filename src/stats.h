@@ -21,11 +21,6 @@ struct cb_rng {
 
 void cb_rng_seed(struct cb_rng *r, uint64_t seed);
 uint64_t cb_rng_next(struct cb_rng *r);
-/* Uniform-enough index in [0, n), n >= 1: next() % n (the bias is below
- * 2^-40 for the sample counts used here, and the rule is trivial to
- * reproduce). */
-size_t cb_rng_index(struct cb_rng *r, size_t n);
-
 /* The seed of a task's bootstrap in one order: the first 8 bytes, big
  * endian, of SHA-256("caliber-bootstrap/1:" task ":" order). Refuses an
  * order containing ':', so that distinct (task, order) pairs hash distinct
@@ -52,7 +47,9 @@ struct cb_speedup {
 
 /* Point estimate and bootstrap interval. Each resample draws, for every
  * row, nbase baseline samples and nother other samples with replacement
- * (in that order, rows in the given order), takes their medians, and
+ * (in that order, rows in the given order; a draw from n samples takes
+ * index cb_rng_next() % n, whose bias is below 2^-40 for the sample counts
+ * used here and which is trivial to reproduce), takes their medians, and
  * averages the log ratios over rows; the interval is the (1-c)/2 and
  * (1+c)/2 quantiles of the resampled speedups (linear interpolation between
  * order statistics, numpy's default). Refuses nrows == 0, confidence outside
