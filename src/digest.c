@@ -27,7 +27,7 @@ int cb_tree_digest(const char *dir, char hex[CB_SHA256_HEX], struct cb_err *err)
 	struct cb_sha total;
 	size_t i;
 
-	if (cb_walk(dir, skip_dir, &t, err) < 0)
+	if (cb_walk(dir, skip_dir, CB_WALK_MODES, &t, err) < 0)
 		return -1;
 	if (cb_sha_init(&total, err) < 0) {
 		cb_tree_free(&t);

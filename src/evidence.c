@@ -342,12 +342,16 @@ int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgi
 				struct cb_err *err)
 {
 	struct count_job job = { root, op, counts, PTHREAD_MUTEX_INITIALIZER };
-	const struct cb_verify_observer obs = { count_begin, count_chunk, count_end, &job };
+	const struct cb_verify_observer obs = { count_begin, count_chunk, count_end, &job, &counts->listing };
 	int rc;
 
 	memset(counts, 0, sizeof(*counts));
 	if (cb_topology_check_op(op, err) < 0 || cb_ttgir_counts_init(counts, op, err) < 0)
 		return -1;
+	if (!(counts->root = strdup(root))) {
+		cb_ttgir_counts_free(counts);
+		return cb_fail(err, "out of memory");
+	}
 	rc = cb_verify_or_fail_observed(root, &obs, err);
 	pthread_mutex_destroy(&job.lock);
 	if (rc < 0)

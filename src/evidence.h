@@ -70,7 +70,8 @@ char *cb_cell_dir(const char *task_dir, enum cb_phase p, const char *cell);
 int cb_evidence_load(const char *task_dir, const char *task, const struct cb_manifest *m,
 		     long long floor, struct cb_task_evidence *ev, struct cb_err *err);
 /* cb_evidence_load taking the count of each .ttgir that pre holds from pre
- * (see cb_evidence_verify_counting) instead of reading the file again. */
+ * (see cb_evidence_verify_counting) instead of reading the file again, and
+ * the listings of its IR directories from pre's listing. */
 int cb_evidence_load_counted(const char *task_dir, const char *task, const struct cb_manifest *m,
 			     long long floor, const struct cb_ttgir_counts *pre,
 			     struct cb_task_evidence *ev, struct cb_err *err);
@@ -79,7 +80,9 @@ int cb_evidence_load_counted(const char *task_dir, const char *task, const struc
  * in every tasks/<task>/cells/<cell>/ir/<variant>/<file>.ttgir into counts
  * (initialised here; its paths are root "/" relative path, as task folders
  * "<root>/tasks/<task>" lead cb_evidence_load_counted to spell them). A file
- * it could not count (no memory) is left out and is read when needed.
+ * it could not count (no memory) is left out and is read when needed. The
+ * tree the verify walked goes into counts too (root and listing), so that
+ * the joins list the run's directories without reading them again.
  * Counts are only to be used when this returns 0: the seal then holds, so
  * every counted byte is a sealed byte. On failure counts is freed. */
 int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgir_counts *counts,

@@ -1513,7 +1513,7 @@ static int read_side(const char *dir, const char *sub, struct side *sd, struct c
 
 	if (!root)
 		return cb_fail(err, "out of memory");
-	rc = walked = cb_walk(root, skip_dir, &tree, err);
+	rc = walked = cb_walk(root, skip_dir, 0, &tree, err);
 	for (i = 0; rc == 0 && i < tree.n; i++) {
 		const struct cb_entry *e = &tree.v[i];
 		const char *base = strrchr(e->rel, '/') ? strrchr(e->rel, '/') + 1 : e->rel;

@@ -165,7 +165,7 @@ int cb_seal(const char *root, struct cb_err *err)
 	size_t i, len;
 	int rc = -1;
 
-	if (cb_walk(root, NULL, &t, err) < 0)
+	if (cb_walk(root, NULL, 0, &t, err) < 0)
 		return cb_prefix(err, "seal");
 	for (i = 0; i < t.n; i++) {
 		const struct cb_entry *e = &t.v[i];
@@ -324,7 +324,8 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 	memset(rep, 0, sizeof(*rep));
 	if (read_sums(root, &sums, &nsums, err) < 0)
 		return -1;
-	if (cb_walk(root, NULL, &t, err) < 0 || hash_tree(root, &t, obs, &hex, err) < 0) {
+	if (cb_walk(root, NULL, obs && obs->listing ? CB_WALK_DIRS : 0, &t, err) < 0 ||
+	    hash_tree(root, &t, obs, &hex, err) < 0) {
 		cb_tree_free(&t);
 		for (i = 0; i < nsums; i++)
 			free(sums[i].rel);
@@ -337,7 +338,7 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 		const struct cb_entry *e = j < t.n ? &t.v[j] : NULL;
 		int c;
 
-		if (e && is_sums(e->rel)) {
+		if (e && (is_sums(e->rel) || e->kind == CB_ENT_DIR)) {
 			j++;
 			continue;
 		}
@@ -372,7 +373,10 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 		free(sums[i].rel);
 	free(sums);
 	free(hex);
-	cb_tree_free(&t);
+	if (rc == 0 && obs && obs->listing)
+		*obs->listing = t;
+	else
+		cb_tree_free(&t);
 	if (rc < 0)
 		cb_verify_report_free(rep);
 	return rc;

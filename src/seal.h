@@ -42,11 +42,17 @@ int cb_verify(const char *root, struct cb_verify_report *rep, struct cb_err *err
  * they share through ctx must be locked. A file that was fed has not been
  * compared with the seal yet: its bytes can be trusted only once the
  * report says the seal holds. */
+struct cb_tree;
 struct cb_verify_observer {
 	void *(*begin)(const char *rel, void *ctx);
 	void (*chunk)(void *state, const char *p, size_t n);
 	void (*end)(void *state, int ok, void *ctx);
 	void *ctx;
+	/* Non-NULL: receives the tree verify walked, directories included
+	 * (CB_WALK_DIRS), when the verify could be made; the caller frees it
+	 * with cb_tree_free. Like the bytes fed, it is what the seal was
+	 * checked against: to be trusted once the report says it holds. */
+	struct cb_tree *listing;
 };
 
 /* cb_verify, showing the files to obs (NULL: cb_verify). */

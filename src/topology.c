@@ -435,6 +435,8 @@ void cb_ttgir_counts_free(struct cb_ttgir_counts *c)
 		free(c->v[i].path);
 	free(c->v);
 	free(c->op);
+	free(c->root);
+	cb_tree_free(&c->listing);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -626,6 +628,70 @@ int cb_is_ttgir_name(const char *name)
 	return n > 6 && strcmp(name + n - 6, ".ttgir") == 0;
 }
 
+/* dir relative to pre's root, or NULL when pre has no listing or dir does
+ * not lie under its root (spelled as the verify spelled its paths). */
+static const char *listed_rel(const struct cb_ttgir_counts *pre, const char *dir)
+{
+	size_t n;
+
+	if (!pre || !pre->root)
+		return NULL;
+	n = strlen(pre->root);
+	return strncmp(dir, pre->root, n) == 0 && dir[n] == '/' && dir[n + 1] ? dir + n + 1 : NULL;
+}
+
+/* Index of the first entry of t whose path is >= key. */
+static size_t lower_bound(const struct cb_tree *t, const char *key)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(t->v[mid].rel, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The names in directory rel of a listing, sorted as cb_list_dir sorts
+ * them (all of one directory's children share its prefix, so their order
+ * in the listing is their names' order), directories only when dirs_only.
+ * A rel that is not a listed directory fails as opening it would. */
+static int list_listed(const struct cb_tree *t, const char *dir, const char *rel, int dirs_only,
+		       char ***names, size_t *n, struct cb_err *err)
+{
+	size_t at = lower_bound(t, rel), len = strlen(rel), cnt = 0, i;
+	char **v;
+
+	*names = NULL;
+	*n = 0;
+	if (at == t->n || strcmp(t->v[at].rel, rel) != 0)
+		return cb_fail(err, "%s: %s", dir, strerror(ENOENT));
+	if (t->v[at].kind != CB_ENT_DIR)
+		return cb_fail(err, "%s: %s", dir, strerror(ENOTDIR));
+	for (i = at + 1; i < t->n && strncmp(t->v[i].rel, rel, len) == 0; i++)
+		cnt += t->v[i].rel[len] == '/';
+	v = calloc(cnt ? cnt : 1, sizeof(*v));
+	if (!v)
+		return cb_fail(err, "%s: out of memory", dir);
+	for (i = at + 1; i < t->n && strncmp(t->v[i].rel, rel, len) == 0; i++) {
+		const char *name = t->v[i].rel + len + 1;
+		if (t->v[i].rel[len] != '/' || strchr(name, '/') ||
+		    (dirs_only && t->v[i].kind != CB_ENT_DIR))
+			continue;
+		if (!(v[*n] = strdup(name))) {
+			cb_strv_free(v, *n);
+			*n = 0;
+			return cb_fail(err, "%s: out of memory", dir);
+		}
+		(*n)++;
+	}
+	*names = v;
+	return 0;
+}
+
 /* Sum the op over dir's *.ttgir files; *nfiles says how many there were.
  * A file pre counted is not read again; cb_ttgir_count_file refuses
  * anything but a regular file, links included. */
@@ -638,7 +704,8 @@ static int count_variant(const char *dir, const char *op, const struct cb_ttgir_
 
 	*count = 0;
 	*nfiles = 0;
-	if (cb_list_dir(dir, &names, &n, err) < 0)
+	if (listed_rel(pre, dir) ? list_listed(&pre->listing, dir, listed_rel(pre, dir), 0, &names, &n, err) < 0
+				 : cb_list_dir(dir, &names, &n, err) < 0)
 		return -1;
 	for (i = 0; i < n && rc == 0; i++) {
 		char *path;
@@ -661,11 +728,14 @@ static int count_variant(const char *dir, const char *op, const struct cb_ttgir_
 }
 
 /* Directories of ir_dir (each a variant), sorted; links and files are not. */
-static int list_variant_dirs(const char *ir_dir, char ***dirs, size_t *n, struct cb_err *err)
+static int list_variant_dirs(const char *ir_dir, const struct cb_ttgir_counts *pre, char ***dirs,
+			     size_t *n, struct cb_err *err)
 {
 	char **names;
 	size_t cnt, i, k = 0;
 
+	if (listed_rel(pre, ir_dir))
+		return list_listed(&pre->listing, ir_dir, listed_rel(pre, ir_dir), 1, dirs, n, err);
 	if (cb_list_dir(ir_dir, &names, &cnt, err) < 0)
 		return -1;
 	for (i = 0; i < cnt; i++) {
@@ -794,7 +864,7 @@ int cb_topology_scan_counted(const char *cell_dir, const char *op, long long flo
 	index_path = ir_dir ? cb_path_join(ir_dir, "index.tsv") : NULL;
 	if (!index_path)
 		cb_fail(err, "out of memory");
-	else if (cb_index_load(index_path, &ix, err) == 0 && list_variant_dirs(ir_dir, &dirs, &nd, err) == 0)
+	else if (cb_index_load(index_path, &ix, err) == 0 && list_variant_dirs(ir_dir, pre, &dirs, &nd, err) == 0)
 		rc = join(t, ir_dir, dirs, nd, &ix, op, pre, err);
 	if (rc == 0)
 		cb_topology_rescope(t, floor);

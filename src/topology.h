@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "caliber.h"
+#include "walk.h"
 
 #define CB_DEFAULT_TOPOLOGY_OP "ttg.convert_layout"
 
@@ -67,6 +68,12 @@ struct cb_ttgir_counts {
 	char *op;
 	struct cb_ttgir_count_entry *v;
 	size_t n, cap;
+	/* With root set, listing is the tree under root as the verify walked
+	 * it (directories included): a join lists a directory under root from
+	 * it, sorted and with the same kinds, instead of asking the file
+	 * system again for each of a run's thousands of variant directories. */
+	char *root;
+	struct cb_tree listing;
 };
 
 int cb_ttgir_counts_init(struct cb_ttgir_counts *c, const char *op, struct cb_err *err);
@@ -129,7 +136,8 @@ struct cb_topology {
 int cb_topology_scan(const char *cell_dir, const char *op, long long floor,
 		     struct cb_topology *t, struct cb_err *err);
 /* cb_topology_scan taking the count of each .ttgir that pre holds for op
- * from pre instead of reading the file (pre NULL: read them all). */
+ * from pre instead of reading the file, and the directories under pre's
+ * root from its listing (pre NULL: the file system for everything). */
 int cb_topology_scan_counted(const char *cell_dir, const char *op, long long floor,
 			     const struct cb_ttgir_counts *pre, struct cb_topology *t,
 			     struct cb_err *err);

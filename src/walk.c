@@ -1,9 +1,14 @@
 /* walk.c: sorted, link-safe tree listing. A run root holds a directory per
  * IR variant (11,000 of them in bench/reaccount.sh's run), so the listing is
  * spread over cb_pool_run's threads: each takes a directory from a shared
- * list, lists it, and adds the directories it finds to the list. Entries
- * are looked up relative to their directory's descriptor (openat, fstatat),
- * not by their whole path. */
+ * list, lists it, and adds the directories it finds to the list. An entry's
+ * kind comes from its directory entry's d_type where the file system gives
+ * one, else (and for its mode) from fstatat relative to its directory's
+ * descriptor, never from its whole path.
+ *
+ * _DEFAULT_SOURCE must come before any header: d_type's DT_ names are not
+ * POSIX (glibc and the BSDs have them). */
+#define _DEFAULT_SOURCE
 #include "walk.h"
 
 #include <dirent.h>
@@ -22,6 +27,7 @@ struct walk_job {
 	const char *root;
 	int rootfd;
 	int (*skip)(const char *name);
+	int flags;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;      /* a directory was queued, or the last busy thread finished */
 	char **todo;                 /* directories still to list, relative ("" is the root) */
@@ -38,7 +44,7 @@ struct part {
 	size_t cap;
 };
 
-static int push(struct part *p, char *rel, const struct stat *st)
+static int push(struct part *p, char *rel, enum cb_entry_kind kind, mode_t mode)
 {
 	if (p->t.n == p->cap) {
 		size_t ncap = p->cap ? p->cap * 2 : 256;
@@ -49,12 +55,27 @@ static int push(struct part *p, char *rel, const struct stat *st)
 		p->cap = ncap;
 	}
 	p->t.v[p->t.n].rel = rel;
-	p->t.v[p->t.n].kind = S_ISREG(st->st_mode) ? CB_ENT_FILE :
-			      S_ISLNK(st->st_mode) ? CB_ENT_LINK : CB_ENT_OTHER;
-	p->t.v[p->t.n].mode = st->st_mode;
-	p->t.v[p->t.n].size = st->st_size;
+	p->t.v[p->t.n].kind = kind;
+	p->t.v[p->t.n].mode = mode;
 	p->t.n++;
 	return 0;
+}
+
+static enum cb_entry_kind kind_of_mode(mode_t m)
+{
+	return S_ISREG(m) ? CB_ENT_FILE : S_ISLNK(m) ? CB_ENT_LINK : S_ISDIR(m) ? CB_ENT_DIR : CB_ENT_OTHER;
+}
+
+/* The kind d_type says, or -1 when the file system did not say. */
+static int kind_of_dirent(const struct dirent *de)
+{
+	switch (de->d_type) {
+	case DT_REG: return CB_ENT_FILE;
+	case DT_LNK: return CB_ENT_LINK;
+	case DT_DIR: return CB_ENT_DIR;
+	case DT_UNKNOWN: return -1;
+	default: return CB_ENT_OTHER;
+	}
 }
 
 /* Queue a directory to be listed (takes rel); the caller holds the lock. */
@@ -84,9 +105,11 @@ static int fail_at(struct cb_err *err, const struct walk_job *job, const char *r
 }
 
 /* List directory rel: its files, links and special files go into p, its
- * subdirectories (those skip keeps) into the job's list. Never follows a
+ * subdirectories (those skip keeps) into the job's list, and into p too
+ * with CB_WALK_DIRS. Never follows a
  * link: a directory is opened with O_NOFOLLOW from the descriptor of the
- * root, and entries are examined with fstatat(AT_SYMLINK_NOFOLLOW). */
+ * root, and entries are examined, when they are, with
+ * fstatat(AT_SYMLINK_NOFOLLOW). */
 static int list_dir(struct walk_job *job, const char *rel, struct part *p, struct cb_err *err)
 {
 	int fd = openat(job->rootfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -101,26 +124,39 @@ static int list_dir(struct walk_job *job, const char *rel, struct part *p, struc
 		return rc;
 	}
 	while (rc == 0 && (errno = 0, de = readdir(d))) {
-		struct stat st;
+		int kind = kind_of_dirent(de);
+		mode_t mode = 0;
 		char *crel;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			rc = fail_at(err, job, rel, de->d_name, strerror(errno));
-			break;
+		if (kind < 0 || (job->flags & CB_WALK_MODES)) {
+			struct stat st;
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				rc = fail_at(err, job, rel, de->d_name, strerror(errno));
+				break;
+			}
+			kind = (int)kind_of_mode(st.st_mode);
+			mode = job->flags & CB_WALK_MODES ? st.st_mode : 0;
 		}
-		if (S_ISDIR(st.st_mode) && job->skip && job->skip(de->d_name))
+		if (kind == CB_ENT_DIR && job->skip && job->skip(de->d_name))
 			continue;
 		crel = rel[0] ? cb_path_join(rel, de->d_name) : strdup(de->d_name);
 		if (!crel) {
 			rc = cb_fail(err, "out of memory");
-		} else if (S_ISDIR(st.st_mode)) {
+		} else if (kind == CB_ENT_DIR) {
+			char *listed = job->flags & CB_WALK_DIRS ? strdup(crel) : NULL;
+			if ((job->flags & CB_WALK_DIRS) && (!listed || push(p, listed, CB_ENT_DIR, mode) < 0)) {
+				free(listed);
+				free(crel);
+				rc = cb_fail(err, "out of memory");
+				break;
+			}
 			pthread_mutex_lock(&job->lock);
 			if (queue_dir(job, crel) < 0)
 				rc = cb_fail(err, "out of memory");
 			pthread_mutex_unlock(&job->lock);
-		} else if (push(p, crel, &st) < 0) {
+		} else if (push(p, crel, (enum cb_entry_kind)kind, mode) < 0) {
 			free(crel);
 			rc = cb_fail(err, "out of memory");
 		}
@@ -188,7 +224,7 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(((const struct cb_entry *)a)->rel, ((const struct cb_entry *)b)->rel);
 }
 
-int cb_walk(const char *root, int (*skip_dir)(const char *name), struct cb_tree *t,
+int cb_walk(const char *root, int (*skip_dir)(const char *name), int flags, struct cb_tree *t,
 	    struct cb_err *err)
 {
 	struct walk_job job;
@@ -205,6 +241,7 @@ int cb_walk(const char *root, int (*skip_dir)(const char *name), struct cb_tree 
 	memset(&job, 0, sizeof(job));
 	job.root = root;
 	job.skip = skip_dir;
+	job.flags = flags;
 	job.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (job.rootfd < 0) {
 		free(top);

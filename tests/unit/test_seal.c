@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "evidence.h"
@@ -108,7 +109,7 @@ static int cmp_seen(const void *a, const void *b)
 static void observed_verify(void **state)
 {
 	struct recorder r = { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0 };
-	const struct cb_verify_observer obs = { rec_begin, rec_chunk, rec_end, &r };
+	const struct cb_verify_observer obs = { rec_begin, rec_chunk, rec_end, &r, NULL };
 	struct cb_verify_report plain, seen;
 	char *root = build_run();
 	struct cb_tree t;
@@ -121,7 +122,7 @@ static void observed_verify(void **state)
 	assert_true(cb_verify_holds(&plain));
 	assert_true(cb_verify_holds(&seen));
 	assert_int_equal(plain.nfiles, seen.nfiles);
-	assert_int_equal(cb_walk(root, NULL, &t, &err), 0);
+	assert_int_equal(cb_walk(root, NULL, 0, &t, &err), 0);
 	qsort(r.v, r.n, sizeof(r.v[0]), cmp_seen);
 	for (i = 0; i < t.n; i++) {
 		char *abs, *want;
@@ -207,7 +208,7 @@ static void verify_counting(void **state)
 	assert_int_equal(cb_manifest_load(mpath, &m, &err), 0);
 	assert_int_equal(cb_evidence_verify_counting(root, m.topology_op, &counts, &err), 0);
 	assert_string_equal(counts.op, m.topology_op);
-	assert_int_equal(cb_walk(root, NULL, &t, &err), 0);
+	assert_int_equal(cb_walk(root, NULL, 0, &t, &err), 0);
 	for (i = 0; i < t.n; i++) {
 		char *abs = cb_strdupf("%s/%s", root, t.v[i].rel);
 		long long want = -1, got = -1;
@@ -261,6 +262,124 @@ static void verify_counting(void **state)
 	free(root);
 }
 
+/* Make path (a directory or file) and everything under it writable again,
+ * so that a sealed run can be changed and sealed anew. */
+static void make_writable(const char *root)
+{
+	struct cb_tree t;
+	struct cb_err err;
+	size_t i;
+
+	assert_int_equal(chmod(root, 0755), 0);
+	assert_int_equal(cb_walk(root, NULL, CB_WALK_DIRS, &t, &err), 0);
+	for (i = 0; i < t.n; i++) {
+		char *abs = cb_path_join(root, t.v[i].rel);
+		assert_int_equal(chmod(abs, t.v[i].kind == CB_ENT_DIR ? 0755 : 0644), 0);
+		free(abs);
+	}
+	cb_tree_free(&t);
+}
+
+static void put_file(const char *root, const char *rel, const char *text)
+{
+	char *abs = cb_path_join(root, rel);
+	struct cb_err err;
+
+	if (cb_write_atomic(abs, text, strlen(text), 0644, &err) < 0)
+		fail_msg("%s", err.msg);
+	free(abs);
+}
+
+static void put_dir(const char *root, const char *rel)
+{
+	char *abs = cb_path_join(root, rel);
+
+	assert_int_equal(mkdir(abs, 0755), 0);
+	free(abs);
+}
+
+/* The joins list a cell's IR directories from the tree the verify walked
+ * instead of the file system: on a run whose IR folders hold what a join
+ * must sort out (a variant without a row, an empty variant, a name that
+ * sorts between a variant and its files, a row without IR, stray files, a
+ * nested folder, a folder named like IR), evidence from the listing equals
+ * evidence read from the file system, cell by cell. */
+static void listing_join_matches_file_system(void **state)
+{
+	static const char cell[] = "tasks/softmax_rows/cells/a-off/ir";
+	static const char other[] = "tasks/softmax_rows/cells/a-mask0/ir";
+	static const char ir[] = "#blocked = #ttg.blocked<{}>\n%1 = ttg.convert_layout %0 : t\n";
+	struct cb_ttgir_counts counts;
+	struct cb_manifest m;
+	struct cb_err err;
+	char *root = build_run(), *mpath = cb_path_join(root, "manifest.json"), *sums;
+	char rel[256], **ids, *tasks;
+	size_t i, nids, unjoinable = 0;
+
+	(void)state;
+	make_writable(root);
+	snprintf(rel, sizeof(rel), "%s/MEASURED-x", cell);
+	put_dir(root, rel);
+	snprintf(rel, sizeof(rel), "%s/MEASURED-x/k.ttgir", cell);
+	put_file(root, rel, ir);
+	snprintf(rel, sizeof(rel), "%s/EMPTY", cell);
+	put_dir(root, rel);
+	snprintf(rel, sizeof(rel), "%s/MEASURED/notes.txt", cell);
+	put_file(root, rel, "not IR\n");
+	snprintf(rel, sizeof(rel), "%s/MEASURED/deeper", cell);
+	put_dir(root, rel);
+	snprintf(rel, sizeof(rel), "%s/MEASURED/deeper/x.ttgir", cell);
+	put_file(root, rel, ir);
+	snprintf(rel, sizeof(rel), "%s/stray.ttgir", cell);
+	put_file(root, rel, ir);
+	snprintf(rel, sizeof(rel), "%s/index.tsv", cell);
+	put_file(root, rel, "variant\tkernel\tlaunches\ttuning_launches\nGHOST\tk_ghost\t9\t0\n"
+			    "MEASURED\tk_main\t40\t0\nRANDN\tk_randn\t1\t0\n");
+	snprintf(rel, sizeof(rel), "%s/RANDN/folder.ttgir", other);
+	put_dir(root, rel);
+	sums = cb_path_join(root, "SHA256SUMS");
+	assert_int_equal(unlink(sums), 0);
+	if (cb_seal(root, &err) < 0)
+		fail_msg("cb_seal: %s", err.msg);
+
+	assert_int_equal(cb_manifest_load(mpath, &m, &err), 0);
+	assert_int_equal(cb_evidence_verify_counting(root, m.topology_op, &counts, &err), 0);
+	assert_non_null(counts.root);
+	assert_true(counts.listing.n > 0);
+	tasks = cb_path_join(root, "tasks");
+	assert_int_equal(cb_list_dir(tasks, &ids, &nids, &err), 0);
+	for (i = 0; i < nids; i++) {
+		struct cb_task_evidence read, listed;
+		char *tdir = cb_strdupf("%s/tasks/%s", root, ids[i]), *a, *b;
+		int r;
+
+		assert_int_equal(cb_evidence_load(tdir, ids[i], &m, m.launch_floor, &read, &err), 0);
+		assert_int_equal(cb_evidence_load_counted(tdir, ids[i], &m, m.launch_floor, &counts, &listed,
+							  &err), 0);
+		for (r = 0; r < CB_NROLES; r++)
+			unjoinable += read.have_topology[r] ? read.topology[r].nunjoinable
+							    : (size_t)(read.topology_error[r][0] != '\0');
+		a = topology_text(&read);
+		b = topology_text(&listed);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		cb_evidence_free(&read);
+		cb_evidence_free(&listed);
+		free(tdir);
+	}
+	/* MEASURED-x, EMPTY and GHOST in one cell, folder.ttgir's error in
+	 * another, and the spec's own variant without a row. */
+	assert_true(unjoinable >= 5);
+	cb_strv_free(ids, nids);
+	free(tasks);
+	free(sums);
+	cb_ttgir_counts_free(&counts);
+	cb_manifest_free(&m);
+	free(mpath);
+	free(root);
+}
+
 /* A changed .ttgir fails the verify, naming it, and leaves counts empty. */
 static void changed_ir_fails(void **state)
 {
@@ -271,7 +390,7 @@ static void changed_ir_fails(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(cb_walk(root, NULL, &t, &err), 0);
+	assert_int_equal(cb_walk(root, NULL, 0, &t, &err), 0);
 	for (i = 0; i < t.n && !victim; i++)
 		if (is_cell_ttgir(t.v[i].rel))
 			victim = strdup(t.v[i].rel);
@@ -309,6 +428,7 @@ int main(void)
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(observed_verify),
 		cmocka_unit_test(verify_counting),
+		cmocka_unit_test(listing_join_matches_file_system),
 		cmocka_unit_test(changed_ir_fails),
 	};
 
