@@ -6,6 +6,7 @@
  * reduction into B and a new reduction (which has no round-b timings) into
  * X; verdicts that do not rest on topology (X, K) are kept as sealed. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +19,28 @@
 #include "jsonio.h"
 #include "manifest.h"
 #include "opts.h"
+#include "pool.h"
 #include "receipt.h"
 #include "seal.h"
 
 struct task_pair {
 	struct cb_task_result sealed, derived;
 	json_t *excluded;              /* per role, variants left out at the new floor */
+	int failed;                    /* 1: err says why; 2: equivalence fails, diff says how */
+	struct cb_err err;
+	char diff[1024];
+};
+
+/* The tasks of a run, accounted on the pool's threads: each takes the next
+ * task index, and writes only its own task_pair. */
+struct account_job {
+	const char *run;
+	const struct cb_campaign_summary *cs;
+	const struct cb_manifest *m;
+	const struct cb_ttgir_counts *counts;
+	long long floor;
+	struct task_pair *pairs;
+	atomic_size_t next;
 };
 
 static json_t *topo_triplet(const struct cb_task_result *r)
@@ -74,6 +91,79 @@ static int first_difference(const struct cb_task_result *a, const struct cb_task
 			return 1;
 		}
 	return 0;
+}
+
+/* Account task i: load its sealed receipt and evidence, check that the
+ * run's own floor reproduces the receipt, then classify it at the new
+ * floor. The outcome stays in job->pairs[i]. */
+static void account_task(const struct account_job *job, size_t i)
+{
+	const struct cb_campaign_summary *cs = job->cs;
+	struct task_pair *pair = &job->pairs[i];
+	struct cb_task_evidence ev;
+	struct cb_task_result again;
+	struct cb_facts f;
+	struct cb_figures fig;
+	struct cb_verdict v;
+	char *tdir = cb_strdupf("%s/tasks/%s", job->run, cs->tasks[i].id);
+	char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
+	int bad;
+
+	pair->failed = 1;
+	if (!tjson) {
+		cb_fail(&pair->err, "out of memory");
+		free(tdir);
+		return;
+	}
+	if (cb_task_result_load(tjson, &pair->sealed, &pair->err) < 0 ||
+	    cb_evidence_load_counted(tdir, cs->tasks[i].id, job->m, cs->launch_floor, job->counts, &ev,
+				     &pair->err) < 0) {
+		free(tdir);
+		free(tjson);
+		return;
+	}
+	free(tdir);
+	free(tjson);
+	/* Equivalence: at the run's own floor, reproduce the seal. */
+	if (cb_facts_from_evidence(&ev, job->m, &f, &fig, &pair->err) < 0 ||
+	    cb_task_result_fill(&ev, pair->sealed.op, &f, &fig, &again, &v, &pair->err) < 0) {
+		cb_evidence_free(&ev);
+		return;
+	}
+	bad = first_difference(&pair->sealed, &again, pair->diff, sizeof(pair->diff));
+	cb_task_result_release(&again);
+	if (bad) {
+		cb_evidence_free(&ev);
+		pair->failed = 2;
+		return;
+	}
+	/* The new floor changes topology facts only. */
+	cb_evidence_rescope(&ev, job->floor);
+	cb_facts_topology(&ev, job->m, &f);
+	bad = cb_task_result_fill(&ev, pair->sealed.op, &f, &fig, &pair->derived, &v, &pair->err) < 0;
+	pair->excluded = excluded_json(&ev);
+	cb_evidence_free(&ev);
+	if (bad)
+		return;
+	/* X and K do not rest on topology: they stay as sealed. */
+	if (pair->sealed.verdict == 'X' || pair->sealed.verdict == 'K') {
+		pair->derived.verdict = pair->sealed.verdict;
+		free(pair->derived.code);
+		free(pair->derived.reason);
+		pair->derived.code = strdup(pair->sealed.code);
+		pair->derived.reason = strdup(pair->sealed.reason);
+	}
+	pair->failed = 0;
+}
+
+static void *account_worker(void *arg)
+{
+	struct account_job *job = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&job->next, 1)) < job->cs->ntasks)
+		account_task(job, i);
+	return NULL;
 }
 
 /* The checks before anything is accounted: output outside the run, a
@@ -157,6 +247,7 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	struct cb_manifest m;
 	struct cb_ttgir_counts counts;
 	struct cb_err load_err;
+	struct account_job job;
 	struct task_pair *pairs = NULL;
 	struct cb_task_result *derived = NULL;
 	const char *output = NULL;
@@ -204,57 +295,26 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "out of memory");
 		goto out;
 	}
+	job.run = pos[0];
+	job.cs = &cs;
+	job.m = &m;
+	job.counts = &counts;
+	job.floor = floor;
+	job.pairs = pairs;
+	atomic_init(&job.next, 0);
+	cb_pool_run(cs.ntasks, account_worker, &job);
+	/* Reported as if the tasks had been accounted one after the other:
+	 * the first task in run order that failed. */
 	for (i = 0; i < cs.ntasks; i++) {
-		struct cb_task_evidence ev;
-		struct cb_task_result again;
-		struct cb_facts f;
-		struct cb_figures fig;
-		struct cb_verdict v;
-		char *tdir = cb_strdupf("%s/tasks/%s", pos[0], cs.tasks[i].id);
-		char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
-		int bad;
-
-		if (!tjson || cb_task_result_load(tjson, &pairs[i].sealed, err) < 0 ||
-		    cb_evidence_load_counted(tdir, cs.tasks[i].id, &m, cs.launch_floor, &counts, &ev, err) < 0) {
-			free(tdir);
-			free(tjson);
-			goto out;
-		}
-		free(tdir);
-		free(tjson);
-		/* Equivalence: at the run's own floor, reproduce the seal. */
-		if (cb_facts_from_evidence(&ev, &m, &f, &fig, err) < 0 ||
-		    cb_task_result_fill(&ev, pairs[i].sealed.op, &f, &fig, &again, &v, err) < 0) {
-			cb_evidence_free(&ev);
-			goto out;
-		}
-		bad = first_difference(&pairs[i].sealed, &again, diff, sizeof(diff));
-		cb_task_result_release(&again);
-		if (bad) {
-			cb_evidence_free(&ev);
-			printf("equivalence: fails: %s\n", diff);
+		if (pairs[i].failed == 2) {
+			printf("equivalence: fails: %s\n", pairs[i].diff);
 			cb_fail(err, "%s: equivalence fails at the run's own floor %lld: %s", pos[0],
-				cs.launch_floor, diff);
+				cs.launch_floor, pairs[i].diff);
 			goto out;
 		}
-		/* The new floor changes topology facts only. */
-		cb_evidence_rescope(&ev, floor);
-		cb_facts_topology(&ev, &m, &f);
-		rc = cb_task_result_fill(&ev, pairs[i].sealed.op, &f, &fig, &pairs[i].derived, &v, err);
-		pairs[i].excluded = excluded_json(&ev);
-		cb_evidence_free(&ev);
-		if (rc < 0) {
-			rc = CB_EXIT_FAIL;
+		if (pairs[i].failed) {
+			*err = pairs[i].err;
 			goto out;
-		}
-		rc = CB_EXIT_FAIL;
-		/* X and K do not rest on topology: they stay as sealed. */
-		if (pairs[i].sealed.verdict == 'X' || pairs[i].sealed.verdict == 'K') {
-			pairs[i].derived.verdict = pairs[i].sealed.verdict;
-			free(pairs[i].derived.code);
-			free(pairs[i].derived.reason);
-			pairs[i].derived.code = strdup(pairs[i].sealed.code);
-			pairs[i].derived.reason = strdup(pairs[i].sealed.reason);
 		}
 		derived[i] = pairs[i].derived;
 	}
