@@ -2,13 +2,13 @@
 # bench/reaccount.sh [VARIANTS] [RUNS]: time `caliber reaccount` on a
 # synthetic sealed run of VARIANTS variants (default 10000, about 1 GB of
 # real TTGIR from tests/data/ttgir) against `grep -c ttg.convert_layout`
-# over the same files, warm cache, RUNS runs each (default 5), and print
-# the medians and their ratio. Also times `caliber verify` alone, since
-# reaccount must check the seal (it counts the IR in the same read), so the
-# difference is what reaccount adds to that check. grep writes its counts to a file: GNU grep
-# stops at the first match when its output is /dev/null, which would time
-# nothing. A benchmark, not a test: figures go in
-# bench/RESULTS.md with the machine.
+# over the same files, warm cache, RUNS rounds (default 5) in which each
+# command runs once, and print the medians and their ratio. Also times
+# `caliber verify` alone, since reaccount must check the seal (it counts the
+# IR in the same read), so the difference is what reaccount adds to that
+# check. grep writes its counts to a file: GNU grep stops at the first
+# match when its output is /dev/null, which would time nothing. A
+# benchmark, not a test: figures go in bench/RESULTS.md with the machine.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 variants=${1:-10000}
@@ -67,22 +67,35 @@ files=$(find "$work/run" -name '*.ttgir' | wc -l)
 bytes=$(find "$work/run" -name '*.ttgir' -print0 | du -cb --files0-from=- | tail -1 | cut -f1)
 cat $(find "$work/run" -type f) >/dev/null   # warm the page cache
 
-# Median wall time in ms of a command, over $runs runs.
-median_ms() {
-	for i in $(seq "$runs"); do
-		rm -rf "$work/out"
-		s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N)
-		echo $(((e - s) / 1000000))
-	done | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+# Wall time in ms of one run of a command.
+time_ms() {
+	rm -rf "$work/out"
+	s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N)
+	echo $(((e - s) / 1000000))
 }
 
-g=$(median_ms sh -c "find '$work/run' -name '*.ttgir' -print0 | xargs -0 grep -c ttg.convert_layout >'$work/grep.out'")
-v=$(median_ms "$CALIBER" verify "$work/run")
-r=$(median_ms "$CALIBER" reaccount "$work/run" --floor 0 --output "$work/out")
+# The three commands take turns, one run each per round, so that a machine
+# that speeds up or slows down over the minute affects all three alike.
+: >"$work/times"
+for i in $(seq "$runs"); do
+	g=$(time_ms sh -c "find '$work/run' -name '*.ttgir' -print0 | xargs -0 grep -c ttg.convert_layout >'$work/grep.out'")
+	v=$(time_ms "$CALIBER" verify "$work/run")
+	r=$(time_ms "$CALIBER" reaccount "$work/run" --floor 0 --output "$work/out")
+	echo "$g $v $r" >>"$work/times"
+done
 echo "files: $files ttgir ($((bytes / 1000000)) MB), runs: $runs, machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "grep -c ttg.convert_layout   median ${g} ms"
-echo "caliber verify (seal)        median ${v} ms"
-echo "caliber reaccount --floor 0  median ${r} ms (seal check, join, scoping, classification)"
-awk -v r="$r" -v g="$g" -v v="$v" 'BEGIN {
-	printf "ratio reaccount / grep: %.2f\n", r / g
-	printf "ratio (reaccount - verify) / grep: %.2f (what reaccount adds to a seal check; it counts the IR in the same read)\n", (r - v) / g }'
+awk '
+function median(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{ g[NR] = $1; v[NR] = $2; r[NR] = $3; q[NR] = $3 / $1 }
+END {
+	mg = median(g, NR); mv = median(v, NR); mr = median(r, NR); mq = median(q, NR)
+	printf "grep -c ttg.convert_layout   median %d ms\n", mg
+	printf "caliber verify (seal)        median %d ms\n", mv
+	printf "caliber reaccount --floor 0  median %d ms (seal check, join, scoping, classification)\n", mr
+	printf "ratio reaccount / grep: %.2f (medians); %.2f (median of the rounds'"'"' ratios)\n", mr / mg, mq
+	printf "ratio (reaccount - verify) / grep: %.2f (what reaccount adds to a seal check; it counts the IR in the same read)\n", (mr - mv) / mg
+}' "$work/times"
