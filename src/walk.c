@@ -96,7 +96,8 @@ static int queue_dir(struct walk_job *job, char *rel)
 	return 0;
 }
 
-/* "<root>/<rel>: <what>" into err, the path the old whole-path walk named. */
+/* "<root>/<rel>/<name>: <what>" into err (rel and name may be empty): the
+ * whole path, though the lookup that failed was relative. */
 static int fail_at(struct cb_err *err, const struct walk_job *job, const char *rel,
 		   const char *name, const char *what)
 {
@@ -106,10 +107,9 @@ static int fail_at(struct cb_err *err, const struct walk_job *job, const char *r
 
 /* List directory rel: its files, links and special files go into p, its
  * subdirectories (those skip keeps) into the job's list, and into p too
- * with CB_WALK_DIRS. Never follows a
- * link: a directory is opened with O_NOFOLLOW from the descriptor of the
- * root, and entries are examined, when they are, with
- * fstatat(AT_SYMLINK_NOFOLLOW). */
+ * with CB_WALK_DIRS. Never follows a link: a directory is opened with
+ * O_NOFOLLOW from the descriptor of the root, and an entry is examined,
+ * when it is, with fstatat(AT_SYMLINK_NOFOLLOW). */
 static int list_dir(struct walk_job *job, const char *rel, struct part *p, struct cb_err *err)
 {
 	int fd = openat(job->rootfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -28,9 +28,11 @@ enum {
 };
 
 /* skip(name) returning non-zero leaves out a directory of that name at any
- * depth (NULL: keep everything). Directories themselves are entries only
- * with CB_WALK_DIRS (a join that lists directories can then use the tree
- * instead of the file system). */
+ * depth (NULL: keep everything); it is called from several threads.
+ * Directories themselves are entries only with CB_WALK_DIRS (a join that
+ * lists directories can then use the tree instead of the file system).
+ * When more than one directory cannot be read, the error names the first
+ * that a thread met. */
 int cb_walk(const char *root, int (*skip_dir)(const char *name), int flags, struct cb_tree *t,
 	    struct cb_err *err);
 void cb_tree_free(struct cb_tree *t);

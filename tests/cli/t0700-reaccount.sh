@@ -68,6 +68,21 @@ refusal 'a tampered run is refused, naming the file' 'chmod -R u+w run && echo >
 refusal 'an output that already holds files is refused' 'mkdir out && echo keep >out/file' \
 	"caliber: reaccount: --output out: already exists and is not an empty directory; refusing to overwrite" 1 out 'test "$(cat out/file)" = keep'
 
+test_expect_success 'a receipt its evidence does not reproduce fails equivalence, first task in run order named' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	chmod -R u+w run &&
+	sed "s/^  \"verdict\": \"X\"$/  \"verdict\": \"B\"/" run/tasks/transpose/task.json >t &&
+	mv t run/tasks/transpose/task.json &&
+	sed "s/^  \"verdict\": \"B\"$/  \"verdict\": \"C\"/" run/tasks/gelu_bwd/task.json >t &&
+	mv t run/tasks/gelu_bwd/task.json &&
+	"$CALIBER_TOOLS/cbtest" seal run &&
+	printf "%s\n" "caliber: reaccount: run: equivalence fails at the run'"'"'s own floor 1: task gelu_bwd: sealed C (no-reduction), recomputed B (no-reduction)" >want &&
+	expect_refusal 1 want $CALIBER reaccount run --floor 0 --output out &&
+	printf "%s\n" "equivalence: fails: task gelu_bwd: sealed C (no-reduction), recomputed B (no-reduction)" >want &&
+	cmp want "$T/.out" &&
+	test ! -e out
+'
+
 test_expect_success 'a missing --floor is a usage error' '
 	printf "caliber: reaccount: --floor N (>= 0) and --output DIR are required\n" >want &&
 	expect_refusal 2 want $CALIBER reaccount run --output out
