@@ -47,11 +47,17 @@ static double middle(int64_t a, int64_t b)
 	return (double)k + (d % 2 ? 0.5 : 0.0);
 }
 
+/* Median of sorted v[0..n), n >= 1. */
+static double sorted_median(const int64_t *v, size_t n)
+{
+	return n % 2 ? (double)v[n / 2] : middle(v[n / 2 - 1], v[n / 2]);
+}
+
 /* Median of v[0..n) with n >= 1, sorting v in place. */
 static double median_in_place(int64_t *v, size_t n)
 {
 	sort_i64(v, n);
-	return n % 2 ? (double)v[n / 2] : middle(v[n / 2 - 1], v[n / 2]);
+	return sorted_median(v, n);
 }
 
 double cb_median_i64(const int64_t *v, size_t n)
@@ -339,12 +345,8 @@ int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, 
 
 	acc = 0;
 	for (i = 0; i < nrows; i++) {
-		const struct ranked *rb = &rk[2 * i], *ro = &rk[2 * i + 1];
-		double mb = rb->n % 2 ? (double)rb->sorted[rb->n / 2]
-				      : middle(rb->sorted[rb->n / 2 - 1], rb->sorted[rb->n / 2]);
-		double mo = ro->n % 2 ? (double)ro->sorted[ro->n / 2]
-				      : middle(ro->sorted[ro->n / 2 - 1], ro->sorted[ro->n / 2]);
-		acc += log(mb / mo);
+		acc += log(sorted_median(rk[2 * i].sorted, rk[2 * i].n) /
+			   sorted_median(rk[2 * i + 1].sorted, rk[2 * i + 1].n));
 	}
 	out->point = exp(acc / (double)nrows) - 1;
 

@@ -692,6 +692,42 @@ static int list_listed(const struct cb_tree *t, const char *dir, const char *rel
 	return 0;
 }
 
+/* The names in dir, sorted; only its directories (not links or files)
+ * when dirs_only. From pre's listing when dir lies under pre's root, else
+ * from the file system. */
+static int list_entries(const struct cb_ttgir_counts *pre, const char *dir, int dirs_only,
+			char ***out, size_t *n, struct cb_err *err)
+{
+	const char *rel = listed_rel(pre, dir);
+	char **names;
+	size_t cnt, i, k = 0;
+
+	if (rel)
+		return list_listed(&pre->listing, dir, rel, dirs_only, out, n, err);
+	if (!dirs_only)
+		return cb_list_dir(dir, out, n, err);
+	if (cb_list_dir(dir, &names, &cnt, err) < 0)
+		return -1;
+	for (i = 0; i < cnt; i++) {
+		char *path = cb_path_join(dir, names[i]);
+		struct stat st;
+
+		if (!path) {
+			cb_strv_free(names + i, cnt - i);
+			cb_strv_free(names, k);
+			return cb_fail(err, "%s: out of memory", dir);
+		}
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			names[k++] = names[i];
+		else
+			free(names[i]);
+		free(path);
+	}
+	*out = names;
+	*n = k;
+	return 0;
+}
+
 /* Sum the op over dir's *.ttgir files; *nfiles says how many there were.
  * A file pre counted is not read again; cb_ttgir_count_file refuses
  * anything but a regular file, links included. */
@@ -704,8 +740,7 @@ static int count_variant(const char *dir, const char *op, const struct cb_ttgir_
 
 	*count = 0;
 	*nfiles = 0;
-	if (listed_rel(pre, dir) ? list_listed(&pre->listing, dir, listed_rel(pre, dir), 0, &names, &n, err) < 0
-				 : cb_list_dir(dir, &names, &n, err) < 0)
+	if (list_entries(pre, dir, 0, &names, &n, err) < 0)
 		return -1;
 	for (i = 0; i < n && rc == 0; i++) {
 		char *path;
@@ -725,37 +760,6 @@ static int count_variant(const char *dir, const char *op, const struct cb_ttgir_
 	}
 	cb_strv_free(names, n);
 	return rc;
-}
-
-/* Directories of ir_dir (each a variant), sorted; links and files are not. */
-static int list_variant_dirs(const char *ir_dir, const struct cb_ttgir_counts *pre, char ***dirs,
-			     size_t *n, struct cb_err *err)
-{
-	char **names;
-	size_t cnt, i, k = 0;
-
-	if (listed_rel(pre, ir_dir))
-		return list_listed(&pre->listing, ir_dir, listed_rel(pre, ir_dir), 1, dirs, n, err);
-	if (cb_list_dir(ir_dir, &names, &cnt, err) < 0)
-		return -1;
-	for (i = 0; i < cnt; i++) {
-		char *path = cb_path_join(ir_dir, names[i]);
-		struct stat st;
-
-		if (!path) {
-			cb_strv_free(names + i, cnt - i);
-			cb_strv_free(names, k);
-			return cb_fail(err, "%s: out of memory", ir_dir);
-		}
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			names[k++] = names[i];
-		else
-			free(names[i]);
-		free(path);
-	}
-	*dirs = names;
-	*n = k;
-	return 0;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -864,7 +868,7 @@ int cb_topology_scan_counted(const char *cell_dir, const char *op, long long flo
 	index_path = ir_dir ? cb_path_join(ir_dir, "index.tsv") : NULL;
 	if (!index_path)
 		cb_fail(err, "out of memory");
-	else if (cb_index_load(index_path, &ix, err) == 0 && list_variant_dirs(ir_dir, pre, &dirs, &nd, err) == 0)
+	else if (cb_index_load(index_path, &ix, err) == 0 && list_entries(pre, ir_dir, 1, &dirs, &nd, err) == 0)
 		rc = join(t, ir_dir, dirs, nd, &ix, op, pre, err);
 	if (rc == 0)
 		cb_topology_rescope(t, floor);

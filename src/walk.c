@@ -78,21 +78,50 @@ static int kind_of_dirent(const struct dirent *de)
 	}
 }
 
-/* Queue a directory to be listed (takes rel); the caller holds the lock. */
-static int queue_dir(struct walk_job *job, char *rel)
+/* Queue a copy of rel to be listed; the caller holds the lock. */
+static int queue_dir(struct walk_job *job, const char *rel)
 {
-	if (job->ntodo == job->captodo) {
+	char *copy = strdup(rel);
+
+	if (copy && job->ntodo == job->captodo) {
 		size_t ncap = job->captodo ? job->captodo * 2 : 64;
 		char **v = realloc(job->todo, ncap * sizeof(*v));
 		if (!v) {
-			free(rel);
-			return -1;
+			free(copy);
+			copy = NULL;
+		} else {
+			job->todo = v;
+			job->captodo = ncap;
 		}
-		job->todo = v;
-		job->captodo = ncap;
 	}
-	job->todo[job->ntodo++] = rel;
+	if (!copy)
+		return -1;
+	job->todo[job->ntodo++] = copy;
 	pthread_cond_signal(&job->changed);
+	return 0;
+}
+
+/* Keep entry crel (taken, freed on failure): a directory is queued to be
+ * listed, and goes into p only with CB_WALK_DIRS; any other entry goes
+ * into p. -1 when out of memory. */
+static int keep_entry(struct walk_job *job, struct part *p, char *crel, enum cb_entry_kind kind,
+		      mode_t mode)
+{
+	int rc = 0;
+
+	if (kind == CB_ENT_DIR) {
+		pthread_mutex_lock(&job->lock);
+		rc = queue_dir(job, crel);
+		pthread_mutex_unlock(&job->lock);
+		if (rc == 0 && !(job->flags & CB_WALK_DIRS)) {
+			free(crel);
+			return 0;
+		}
+	}
+	if (rc < 0 || push(p, crel, kind, mode) < 0) {
+		free(crel);
+		return -1;
+	}
 	return 0;
 }
 
@@ -142,24 +171,8 @@ static int list_dir(struct walk_job *job, const char *rel, struct part *p, struc
 		if (kind == CB_ENT_DIR && job->skip && job->skip(de->d_name))
 			continue;
 		crel = rel[0] ? cb_path_join(rel, de->d_name) : strdup(de->d_name);
-		if (!crel) {
+		if (!crel || keep_entry(job, p, crel, (enum cb_entry_kind)kind, mode) < 0)
 			rc = cb_fail(err, "out of memory");
-		} else if (kind == CB_ENT_DIR) {
-			char *listed = job->flags & CB_WALK_DIRS ? strdup(crel) : NULL;
-			if ((job->flags & CB_WALK_DIRS) && (!listed || push(p, listed, CB_ENT_DIR, mode) < 0)) {
-				free(listed);
-				free(crel);
-				rc = cb_fail(err, "out of memory");
-				break;
-			}
-			pthread_mutex_lock(&job->lock);
-			if (queue_dir(job, crel) < 0)
-				rc = cb_fail(err, "out of memory");
-			pthread_mutex_unlock(&job->lock);
-		} else if (push(p, crel, (enum cb_entry_kind)kind, mode) < 0) {
-			free(crel);
-			rc = cb_fail(err, "out of memory");
-		}
 	}
 	if (rc == 0 && errno)
 		rc = fail_at(err, job, rel, "", strerror(errno));
@@ -229,27 +242,20 @@ int cb_walk(const char *root, int (*skip_dir)(const char *name), int flags, stru
 {
 	struct walk_job job;
 	size_t i;
-	char *top = strdup("");
 
 	memset(t, 0, sizeof(*t));
-	if (!top)
-		return cb_fail(err, "out of memory");
-	if (!cb_is_dir(root)) {
-		free(top);
+	if (!cb_is_dir(root))
 		return cb_fail(err, "%s: not a directory", root);
-	}
 	memset(&job, 0, sizeof(job));
 	job.root = root;
 	job.skip = skip_dir;
 	job.flags = flags;
 	job.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (job.rootfd < 0) {
-		free(top);
+	if (job.rootfd < 0)
 		return cb_fail(err, "%s: %s", root, strerror(errno));
-	}
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.changed, NULL);
-	if (queue_dir(&job, top) < 0) {
+	if (queue_dir(&job, "") < 0) {
 		job.failed = 1;
 		cb_fail(&job.err, "out of memory");
 	}

@@ -311,9 +311,10 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 	}
 	ctx->worker_argv = argv_store;
 	cb_plan(b, ctx->plugins, sizeof(ctx->plugins) / sizeof(ctx->plugins[0]), &ctx->nplugins);
-	for (n = 0; n < ctx->nplugins && !isolate && warmup_gpus_listed(); n++)
-		if (strcmp(ctx->plugins[n], "caliber_pytest.parallel_warmup") == 0)
-			ctx->warmup_ahead = 1;
+	if (!isolate && warmup_gpus_listed())
+		for (n = 0; n < ctx->nplugins; n++)
+			if (strcmp(ctx->plugins[n], "caliber_pytest.parallel_warmup") == 0)
+				ctx->warmup_ahead = 1;
 	return 0;
 }
 

@@ -191,6 +191,49 @@ static char *topology_text(const struct cb_task_evidence *ev)
 	return cb_buf_detach(&b, &len);
 }
 
+/* For every task of the run at root: evidence loaded with counts (and
+ * its listing) equals evidence read from the files. Adds to *scanned the
+ * cells with a topology and to *unjoinable the reasons a cell could not be
+ * joined (one per cell whose scan failed). */
+static void same_evidence_both_ways(const char *root, const struct cb_manifest *m,
+				    const struct cb_ttgir_counts *counts, size_t *scanned,
+				    size_t *unjoinable)
+{
+	char *tasks = cb_path_join(root, "tasks"), **ids;
+	struct cb_err err;
+	size_t i, nids;
+
+	assert_int_equal(cb_list_dir(tasks, &ids, &nids, &err), 0);
+	for (i = 0; i < nids; i++) {
+		struct cb_task_evidence read, counted;
+		char *tdir = cb_strdupf("%s/tasks/%s", root, ids[i]), *a, *b;
+		int r;
+
+		if (!cb_is_dir(tdir)) {
+			free(tdir);
+			continue;
+		}
+		assert_int_equal(cb_evidence_load(tdir, ids[i], m, m->launch_floor, &read, &err), 0);
+		assert_int_equal(cb_evidence_load_counted(tdir, ids[i], m, m->launch_floor, counts, &counted,
+							  &err), 0);
+		for (r = 0; r < CB_NROLES; r++) {
+			*scanned += (size_t)read.have_topology[r];
+			*unjoinable += read.have_topology[r] ? read.topology[r].nunjoinable
+							     : (size_t)(read.topology_error[r][0] != '\0');
+		}
+		a = topology_text(&read);
+		b = topology_text(&counted);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		cb_evidence_free(&read);
+		cb_evidence_free(&counted);
+		free(tdir);
+	}
+	cb_strv_free(ids, nids);
+	free(tasks);
+}
+
 /* Every cell .ttgir of the run is counted, as cb_ttgir_count_file counts
  * it; evidence from those counts equals evidence read from the files. A
  * wrong fused count fails here. */
@@ -198,11 +241,10 @@ static void verify_counting(void **state)
 {
 	struct cb_ttgir_counts counts;
 	struct cb_manifest m;
-	char *root = build_run(), *tasks, *mpath = cb_path_join(root, "manifest.json");
-	char **ids;
+	char *root = build_run(), *mpath = cb_path_join(root, "manifest.json");
 	struct cb_tree t;
 	struct cb_err err;
-	size_t i, nids, nttgir = 0, scanned = 0;
+	size_t i, nttgir = 0, scanned = 0, unjoinable = 0;
 
 	(void)state;
 	assert_int_equal(cb_manifest_load(mpath, &m, &err), 0);
@@ -227,34 +269,8 @@ static void verify_counting(void **state)
 	assert_true(nttgir > 0);
 	assert_int_equal(counts.n, nttgir);
 
-	tasks = cb_path_join(root, "tasks");
-	assert_int_equal(cb_list_dir(tasks, &ids, &nids, &err), 0);
-	for (i = 0; i < nids; i++) {
-		struct cb_task_evidence read, fused;
-		char *tdir = cb_strdupf("%s/tasks/%s", root, ids[i]), *a, *b;
-		int r;
-
-		if (!cb_is_dir(tdir)) {
-			free(tdir);
-			continue;
-		}
-		assert_int_equal(cb_evidence_load(tdir, ids[i], &m, m.launch_floor, &read, &err), 0);
-		assert_int_equal(cb_evidence_load_counted(tdir, ids[i], &m, m.launch_floor, &counts, &fused,
-							  &err), 0);
-		for (r = 0; r < CB_NROLES; r++)
-			scanned += (size_t)read.have_topology[r];
-		a = topology_text(&read);
-		b = topology_text(&fused);
-		assert_string_equal(a, b);
-		free(a);
-		free(b);
-		cb_evidence_free(&read);
-		cb_evidence_free(&fused);
-		free(tdir);
-	}
+	same_evidence_both_ways(root, &m, &counts, &scanned, &unjoinable);
 	assert_true(scanned > 0);
-	cb_strv_free(ids, nids);
-	free(tasks);
 	cb_tree_free(&t);
 	cb_ttgir_counts_free(&counts);
 	cb_manifest_free(&m);
@@ -313,8 +329,8 @@ static void listing_join_matches_file_system(void **state)
 	struct cb_manifest m;
 	struct cb_err err;
 	char *root = build_run(), *mpath = cb_path_join(root, "manifest.json"), *sums;
-	char rel[256], **ids, *tasks;
-	size_t i, nids, unjoinable = 0;
+	char rel[256];
+	size_t scanned = 0, unjoinable = 0;
 
 	(void)state;
 	make_writable(root);
@@ -346,33 +362,10 @@ static void listing_join_matches_file_system(void **state)
 	assert_int_equal(cb_evidence_verify_counting(root, m.topology_op, &counts, &err), 0);
 	assert_non_null(counts.root);
 	assert_true(counts.listing.n > 0);
-	tasks = cb_path_join(root, "tasks");
-	assert_int_equal(cb_list_dir(tasks, &ids, &nids, &err), 0);
-	for (i = 0; i < nids; i++) {
-		struct cb_task_evidence read, listed;
-		char *tdir = cb_strdupf("%s/tasks/%s", root, ids[i]), *a, *b;
-		int r;
-
-		assert_int_equal(cb_evidence_load(tdir, ids[i], &m, m.launch_floor, &read, &err), 0);
-		assert_int_equal(cb_evidence_load_counted(tdir, ids[i], &m, m.launch_floor, &counts, &listed,
-							  &err), 0);
-		for (r = 0; r < CB_NROLES; r++)
-			unjoinable += read.have_topology[r] ? read.topology[r].nunjoinable
-							    : (size_t)(read.topology_error[r][0] != '\0');
-		a = topology_text(&read);
-		b = topology_text(&listed);
-		assert_string_equal(a, b);
-		free(a);
-		free(b);
-		cb_evidence_free(&read);
-		cb_evidence_free(&listed);
-		free(tdir);
-	}
+	same_evidence_both_ways(root, &m, &counts, &scanned, &unjoinable);
 	/* MEASURED-x, EMPTY and GHOST in one cell, folder.ttgir's error in
 	 * another, and the spec's own variant without a row. */
 	assert_true(unjoinable >= 5);
-	cb_strv_free(ids, nids);
-	free(tasks);
 	free(sums);
 	cb_ttgir_counts_free(&counts);
 	cb_manifest_free(&m);
