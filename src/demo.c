@@ -1,9 +1,11 @@
 /* demo.c: `caliber demo` (SPEC section 13), the main job with nothing to
  * configure. With a GPU and Triton present it runs the canary campaign of
- * the built-in corpus against the demo compiler change into a fresh folder;
- * without them it verifies the sealed H200 campaign shipped in the
- * repository, re-accounts it at floors 1 and 0, and prints its verdict
- * matrix. It says which of the two it did. */
+ * the built-in corpus against the demo compiler change; without them it
+ * verifies the sealed H200 campaign shipped in the repository and
+ * re-accounts it at floors 1 and 0. It says which of the two it did, and
+ * either way it ends with the verdict matrix and an HTML report kept in
+ * its output folder (default ./caliber-demo-<UTC time>), and exits 5 when
+ * a task it ran is X, naming the first. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "opts.h"
 #include "plan.h"
 #include "proc.h"
+#include "receipt.h"
 
 extern char **environ;
 
@@ -30,7 +33,7 @@ static int have_gpu(char **triton, char *why, size_t cap)
 	static const char script[] =
 		"import os, torch, triton\n"
 		"assert torch.cuda.is_available(), 'torch sees no CUDA device'\n"
-		"print(os.path.dirname(triton.__file__))\n";
+		"print(os.path.dirname(os.path.abspath(triton.__file__)))\n";
 	const char *argv[] = { "python3", "-c", script, NULL };
 	char *out = NULL, *err_text = NULL;
 	struct cb_err err;
@@ -73,61 +76,108 @@ static int call(int (*fn)(int, char **, struct cb_err *), const char *const *arg
 	return fn(argc, argv, err);
 }
 
-/* The offline demo: verify, re-account at 1 and 0, show the matrix. */
-static int offline(const char *why, const char *keep, struct cb_err *err)
+/* Print "$ caliber ..." for a command the demo runs, so a user can repeat it. */
+static void show(const char *const *args)
 {
-	char *run = cb_path_join(cb_home(), SHIPPED_RUN), *tmp = NULL, *d1 = NULL, *d0 = NULL, *md = NULL;
-	char *text = NULL;
-	const char *t = getenv("TMPDIR");
+	printf("\n$ caliber");
+	for (; *args; args++)
+		printf(" %s", *args);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* The ending both demos share: the verdict matrix of run, and its HTML
+ * report written to out_dir/report.html. */
+static int finish(const char *run, const char *what, const char *out_dir, struct cb_err *err)
+{
+	char *md = cb_path_join(run, "matrix.md"), *html = cb_path_join(out_dir, "report.html"), *text = NULL;
+	int rc = CB_EXIT_FAIL;
+
+	if (!md || !html) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	{
+		const char *const args[] = { "report", run, "-o", html, NULL };
+		show(args);
+		if ((rc = call(cmd_report, args, err)) != CB_EXIT_OK)
+			goto out;
+	}
+	rc = CB_EXIT_FAIL;
+	if (cb_read_file(md, &text, NULL, err) < 0)
+		goto out;
+	printf("\nverdict matrix of %s (%s):\n\n%s", run, what, text);
+	printf("\ncaliber demo: kept %s (report.html: the run's report as one HTML file)\n", out_dir);
+	rc = CB_EXIT_OK;
+out:
+	free(text);
+	free(md);
+	free(html);
+	return rc;
+}
+
+/* The offline demo: verify, re-account at 1 and 0, show the matrix. */
+static int offline(const char *why, const char *out_dir, struct cb_err *err)
+{
+	char *run = cb_path_join(cb_home(), SHIPPED_RUN), *d1 = NULL, *d0 = NULL;
 	int rc = CB_EXIT_FAIL;
 
 	printf("caliber demo: offline (%s):\n"
-	       "  replaying the sealed H200 campaign shipped in %s\n\n", why, SHIPPED_RUN);
-	tmp = keep ? strdup(keep) : cb_strdupf("%s/caliber-demo.XXXXXX", t && *t ? t : "/tmp");
-	if (!run || !tmp || (!keep && !mkdtemp(tmp)) || (keep && cb_mkdir_p(keep, 0755, err) < 0)) {
-		if (!err->msg[0])
-			cb_fail(err, "cannot create a folder for the derived runs");
+	       "  replaying the sealed H200 campaign shipped in %s into %s\n", why, SHIPPED_RUN, out_dir);
+	d1 = cb_path_join(out_dir, "floor1");
+	d0 = cb_path_join(out_dir, "floor0");
+	if (!run || !d1 || !d0) {
+		cb_fail(err, "out of memory");
 		goto out;
 	}
-	d1 = cb_path_join(tmp, "floor1");
-	d0 = cb_path_join(tmp, "floor0");
-	md = cb_path_join(run, "matrix.md");
-	if (!d1 || !d0 || !md)
+	if (cb_mkdir_p(out_dir, 0755, err) < 0)
 		goto out;
-	printf("$ caliber verify %s\n", SHIPPED_RUN);
-	fflush(stdout);
-	if ((rc = call(cmd_verify, (const char *const[]){ "verify", run, NULL }, err)) != CB_EXIT_OK)
-		goto out;
-	printf("\n$ caliber reaccount %s --floor 1 --output %s\n", SHIPPED_RUN, d1);
-	fflush(stdout);
-	if ((rc = call(cmd_reaccount, (const char *const[]){ "reaccount", run, "--floor", "1", "--output", d1, NULL },
-		       err)) != CB_EXIT_OK)
-		goto out;
-	printf("\n$ caliber reaccount %s --floor 0 --output %s\n", SHIPPED_RUN, d0);
-	fflush(stdout);
-	if ((rc = call(cmd_reaccount, (const char *const[]){ "reaccount", run, "--floor", "0", "--output", d0, NULL },
-		       err)) != CB_EXIT_OK)
-		goto out;
-	if (cb_read_file(md, &text, NULL, err) < 0) {
-		rc = CB_EXIT_FAIL;
-		goto out;
+	{
+		const char *const verify[] = { "verify", run, NULL };
+		const char *const floor1[] = { "reaccount", run, "--floor", "1", "--output", d1, NULL };
+		const char *const floor0[] = { "reaccount", run, "--floor", "0", "--output", d0, NULL };
+		const char *const *steps[] = { verify, floor1, floor0 };
+		int (*const fns[])(int, char **, struct cb_err *) = { cmd_verify, cmd_reaccount, cmd_reaccount };
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			show(steps[i]);
+			if ((rc = call(fns[i], steps[i], err)) != CB_EXIT_OK)
+				goto out;
+		}
 	}
-	printf("\nverdict matrix of %s (sealed on an NVIDIA H200):\n\n%s", SHIPPED_RUN, text);
-	if (keep)
-		printf("\nderived runs kept in %s\n", keep);
-	rc = CB_EXIT_OK;
+	rc = finish(run, "sealed on an NVIDIA H200", out_dir, err);
 out:
-	if (tmp && !keep) {
-		struct cb_err ignored;
-		cb_rm_rf(tmp, &ignored);
-	}
-	free(text);
-	free(md);
 	free(d0);
 	free(d1);
-	free(tmp);
 	free(run);
 	return rc;
+}
+
+/* Exit 5 naming the first X task of the sealed run, 0 when there is none. */
+static int gate_on_x(const char *run, struct cb_err *err)
+{
+	struct cb_campaign_summary cs;
+	char *path = cb_path_join(run, "campaign.json");
+	size_t i, nx = 0, first = 0;
+
+	if (!path || cb_campaign_summary_load(path, &cs, err) < 0) {
+		if (!path)
+			cb_fail(err, "out of memory");
+		free(path);
+		return CB_EXIT_FAIL;
+	}
+	free(path);
+	for (i = cs.ntasks; i-- > 0;)
+		if (cs.tasks[i].verdict[0] == 'X') {
+			nx++;
+			first = i;
+		}
+	if (nx)
+		cb_fail(err, "%zu of %zu tasks are X (could not be measured); the first, %s: %s", nx, cs.ntasks,
+			cs.tasks[first].id, cs.tasks[first].reason);
+	cb_campaign_summary_free(&cs);
+	return nx ? CB_EXIT_GATE : CB_EXIT_OK;
 }
 
 /* The GPU demo: pin the template to this machine's Triton and to the
@@ -142,7 +192,8 @@ static int on_gpu(const char *triton, const char *out_dir, const char *device, s
 	if (!cb_is_hex(commit, 40))
 		return cb_fail(err, "demo on a GPU pins caliber by commit, but this caliber was built from %s; build it from a clean checkout",
 			       commit);
-	printf("caliber demo: GPU and Triton found (%s): running the canary campaign of the built-in corpus\n", triton);
+	printf("caliber demo: GPU and Triton found (%s): running the canary campaign of the built-in corpus into %s\n",
+	       triton, out_dir);
 	tpl = cb_path_join(cb_home(), TEMPLATE);
 	if (!tpl || cb_tree_digest(triton, tree, err) < 0 || cb_read_file(tpl, &manifest, NULL, err) < 0)
 		goto out;
@@ -157,17 +208,25 @@ static int on_gpu(const char *triton, const char *out_dir, const char *device, s
 	fx = cb_path_join(out_dir, "frozen/demo-h200-canary/task-matrix.json");
 	run = cb_path_join(out_dir, "run-canary");
 	ops = cb_path_join(cb_home(), "ops");
-	if (!mpath || !frozen || !fm || !fx || !run || !ops || !pinned || cb_mkdir_p(out_dir, 0755, err) < 0 ||
-	    cb_write_atomic(mpath, pinned, strlen(pinned), 0644, err) < 0)
+	if (!mpath || !frozen || !fm || !fx || !run || !ops || !pinned) {
+		cb_fail(err, "out of memory");
 		goto out;
-	if ((rc = call(cmd_prepare, (const char *const[]){ "prepare", mpath, "--inventory-dir", ops,
-							    "--output-root", frozen, NULL }, err)) != CB_EXIT_OK)
+	}
+	if (cb_mkdir_p(out_dir, 0755, err) < 0 || cb_write_atomic(mpath, pinned, strlen(pinned), 0644, err) < 0)
 		goto out;
-	rc = call(cmd_run, (const char *const[]){ "run", "--manifest", fm, "--task-matrix", fx, "--build-root",
-						  triton, "--corpus", ops, "--output-root", run, "--device", device, NULL },
-		  err);
-	if (rc == CB_EXIT_OK)
-		printf("caliber demo: sealed run in %s; `caliber report %s` shows it\n", run, run);
+	{
+		const char *const prepare[] = { "prepare", mpath, "--inventory-dir", ops, "--output-root", frozen, NULL };
+		const char *const campaign[] = { "run", "--manifest", fm, "--task-matrix", fx, "--build-root", triton,
+						 "--corpus", ops, "--output-root", run, "--device", device, NULL };
+		show(prepare);
+		if ((rc = call(cmd_prepare, prepare, err)) != CB_EXIT_OK)
+			goto out;
+		show(campaign);
+		if ((rc = call(cmd_run, campaign, err)) != CB_EXIT_OK)
+			goto out;
+	}
+	if ((rc = finish(run, "measured on this machine", out_dir, err)) == CB_EXIT_OK)
+		rc = gate_on_x(run, err);
 out:
 	free(pinned);
 	free(tpl);
@@ -185,42 +244,54 @@ static const char demo_about[] =
 	"The main job with nothing to configure. With a GPU that torch sees and\n"
 	"Triton installed: the canary campaign of the built-in corpus (ops/)\n"
 	"against the demo compiler change (examples/demo-compiler), pinned to this\n"
-	"machine's Triton and to the commit caliber was built from, into a fresh\n"
-	"folder. Without: verify the sealed H200 campaign shipped in\n"
-	SHIPPED_RUN ", re-account it at floors 1 and 0, and print\n"
-	"its verdict matrix. It says which of the two it did; --offline forces the\n"
-	"second.";
+	"machine's Triton and to the commit caliber was built from. Without: verify\n"
+	"the sealed H200 campaign shipped in " SHIPPED_RUN ",\n"
+	"re-account it at floors 1 and 0. It says which of the two it did; --offline\n"
+	"forces the second. Either way it ends with the verdict matrix and keeps\n"
+	"everything, an HTML report (report.html) included, in its output folder.\n"
+	"Exit status 5 when a task it ran is X (could not be measured), naming the\n"
+	"first.";
 
 int cmd_demo(int argc, char **argv, struct cb_err *err)
 {
 	const char *out_dir = NULL, *device = "0";
 	int offline_only = 0;
-	char **pos = NULL, *triton = NULL, why[512] = "", stamp[32];
-	size_t npos;
+	struct cb_args args = CB_ARGS_INIT;
+	char *triton = NULL, *stamped = NULL, why[512] = "", stamp[64];
 	const struct cb_opt opts[] = {
 		{ "offline", CB_OPT_FLAG, &offline_only, NULL, "replay the shipped run even when a GPU is present" },
-		{ "output", CB_OPT_STR, &out_dir, "DIR", "where runs go (default ./caliber-demo-<time>; offline: a temporary folder)" },
+		{ "output", CB_OPT_PATH, &out_dir, "DIR", "where everything goes (default ./caliber-demo-<UTC time>)" },
 		{ "device", CB_OPT_STR, &device, "ID", "the GPU to measure on (index or UUID, default 0)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "demo", "[--offline] [--output DIR] [--device ID]", demo_about, opts, 0, 0 };
-	int rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	free(pos);
-	if (offline_only)
-		snprintf(why, sizeof(why), "--offline");
-	if (offline_only || !have_gpu(&triton, why, sizeof(why)))
-		return offline(why, out_dir, err);
 	if (!out_dir) {
 		time_t t = time(NULL);
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		strftime(stamp, sizeof(stamp), "caliber-demo-%Y%m%dT%H%M%SZ", &tm);
-		out_dir = stamp;
+		if (cb_absolute(stamp, &stamped, err) < 0) {
+			cb_args_release(&args);
+			return CB_EXIT_FAIL;
+		}
+		out_dir = stamped;
 	}
-	rc = on_gpu(triton, out_dir, device, err);
+	if (cb_exists(out_dir) && !cb_is_dir(out_dir)) {
+		cb_fail(err, "--output %s: exists and is not a folder", out_dir);
+		rc = CB_EXIT_USAGE;
+	} else if (offline_only || !have_gpu(&triton, why, sizeof(why))) {
+		if (offline_only)
+			snprintf(why, sizeof(why), "--offline");
+		rc = offline(why, out_dir, err);
+	} else {
+		rc = on_gpu(triton, out_dir, device, err);
+	}
 	free(triton);
+	free(stamped);
+	cb_args_release(&args);
 	return rc;
 }

@@ -85,15 +85,14 @@ static const struct cb_cmd_spec digest_spec = {
 
 int cmd_digest(int argc, char **argv, struct cb_err *err)
 {
-	char **pos = NULL;
-	size_t npos;
+	struct cb_args args = CB_ARGS_INIT;
 	char hex[CB_SHA256_HEX];
-	int rc = cb_parse_opts(&digest_spec, argc, argv, &pos, &npos, err);
+	int rc = cb_parse_opts(&digest_spec, argc, argv, &args, err);
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	rc = cb_tree_digest(pos[0], hex, err);
-	free(pos);
+	rc = cb_tree_digest(args.pos[0], hex, err);
+	cb_args_release(&args);
 	if (rc < 0)
 		return CB_EXIT_FAIL;
 	printf("%s\n", hex);

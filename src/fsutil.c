@@ -237,6 +237,43 @@ int cb_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+int cb_absolute(const char *path, char **out, struct cb_err *err)
+{
+	char cwd[PATH_MAX], *abs, *w;
+	const char *p;
+	size_t n;
+
+	*out = NULL;
+	if (!*path)
+		return cb_fail(err, "an empty path");
+	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return cb_fail(err, "%s: the current directory cannot be read: %s", path, strerror(errno));
+	n = (path[0] == '/' ? 0 : strlen(cwd) + 1) + strlen(path);
+	if (n >= PATH_MAX)
+		return cb_fail(err, "%.64s...: the path is %zu bytes long, PATH_MAX is %d", path, n, PATH_MAX);
+	abs = path[0] == '/' ? strdup(path) : cb_strdupf("%s/%s", cwd, path);
+	if (!abs)
+		return cb_fail(err, "out of memory");
+	/* Rewrite in place: every component but "" and "." is copied once. */
+	for (p = abs, w = abs; *p;) {
+		const char *q = strchr(p, '/');
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		if (len && !(len == 1 && p[0] == '.')) {
+			*w++ = '/';
+			memmove(w, p, len);
+			w += len;
+		}
+		p += len;
+		while (*p == '/')
+			p++;
+	}
+	if (w == abs)
+		*w++ = '/';
+	*w = '\0';
+	*out = abs;
+	return 0;
+}
+
 /* Append component c (length n) to the absolute path in out (PATH_MAX
  * bytes), handling "." and ".." lexically. */
 static void push_component(char *out, const char *c, size_t n)
@@ -300,6 +337,33 @@ char *cb_resolve(const char *path)
 			p++;
 	}
 	return strdup(cur);
+}
+
+char *cb_existing_ancestor(const char *path)
+{
+	char *p = strdup(path), *slash;
+
+	while (p && !cb_exists(p)) {
+		slash = strrchr(p, '/');
+		if (!slash || slash == p) {
+			strcpy(p, "/");
+			break;
+		}
+		*slash = '\0';
+	}
+	return p;
+}
+
+int cb_mkdir_parent(const char *path, mode_t mode, struct cb_err *err)
+{
+	char *dir = dir_of(path);
+	int rc;
+
+	if (!dir)
+		return cb_fail(err, "%s: out of memory", path);
+	rc = strcmp(dir, "/") == 0 || strcmp(dir, ".") == 0 ? 0 : cb_mkdir_p(dir, mode, err);
+	free(dir);
+	return rc;
 }
 
 int cb_path_within(const char *inner, const char *outer)

@@ -36,10 +36,24 @@ char *cb_strdupf(const char *fmt, ...) CB_PRINTF(1, 2);
 int cb_is_dir(const char *path);
 int cb_exists(const char *path);   /* lstat succeeds: links count, dangling too */
 
+/* The absolute form of path, lexically: the current directory put in
+ * front of a relative path, then empty and "." components and trailing
+ * slashes dropped. ".." stays as it is, so the kernel resolves the result
+ * exactly as it resolved path (the current directory is a physical path).
+ * Refuses an empty path and one of PATH_MAX bytes or more, and says so. */
+int cb_absolute(const char *path, char **out, struct cb_err *err);
+
 /* Absolute, symlink-free form of path even when its tail does not exist
  * yet: the longest existing prefix is resolved with realpath() and the rest
  * appended after removing "." and ".." lexically. */
 char *cb_resolve(const char *path);
+
+/* The longest prefix of the absolute path that exists (lstat), "/" at
+ * worst; caller frees. NULL only when out of memory. */
+char *cb_existing_ancestor(const char *path);
+
+/* mkdir -p of the folder that holds path (its parent). */
+int cb_mkdir_parent(const char *path, mode_t mode, struct cb_err *err);
 
 /* Whether resolved path `inner` is `outer` itself or lies below it. Both must
  * already be resolved (cb_resolve). */

@@ -1818,36 +1818,38 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err)
 {
 	const char *corpus = NULL, *output = NULL;
 	const struct cb_opt opts[] = {
-		{ "corpus", CB_OPT_STR, &corpus, "DIR", "the corpus tree, holding benchmark/ and tests/" },
-		{ "output", CB_OPT_STR, &output, "FILE", "the inventory CSV to write" },
+		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus tree, holding benchmark/ and tests/" },
+		{ "output", CB_OPT_PATH, &output, "FILE", "the inventory CSV to write" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "inventory", "--corpus DIR -o FILE", inventory_about, opts, 0, 0 };
 	struct cb_corpus_inventory inv;
 	struct stat st;
-	char **pos = NULL, *rout, *rcorpus;
-	size_t npos, i;
+	struct cb_args args = CB_ARGS_INIT;
+	char *rout, *rcorpus;
+	size_t i;
 	int rc;
 
-	rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
-	free(pos);
+	rc = cb_parse_opts(&spec, argc, argv, &args, err);
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	rc = CB_EXIT_USAGE;
 	if (!corpus || !output) {
 		cb_fail(err, "--corpus DIR and -o FILE are both needed (see caliber inventory --help)");
-		return CB_EXIT_USAGE;
+		goto out;
 	}
+	rc = CB_EXIT_FAIL;
 	if (lstat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* FILE is replaced by renaming a new file over it: that would put a
 		 * regular file in place of a device, a link or a folder. */
 		cb_fail(err, "-o %s: exists and is not a regular file", output);
-		return CB_EXIT_FAIL;
+		goto out;
 	}
 	if (cb_corpus_inventory(corpus, &inv, err) < 0)
-		return CB_EXIT_FAIL;
+		goto out;
 	if (cb_write_atomic(output, inv.csv, inv.csv_len, 0644, err) < 0) {
 		cb_corpus_inventory_free(&inv);
-		return CB_EXIT_FAIL;
+		goto out;
 	}
 	for (i = 0; i < inv.nwarnings; i++)
 		fprintf(stderr, "caliber: inventory: warning: %s\n", inv.warnings[i]);
@@ -1861,5 +1863,8 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err)
 	printf("inventory: %zu ops from the %s corpus %s (tree sha256 %s), %zu left out: %s\n", inv.nrows,
 	       cb_corpus_layout_name(inv.layout), corpus, inv.tree_sha256, inv.nwarnings, output);
 	cb_corpus_inventory_free(&inv);
-	return CB_EXIT_OK;
+	rc = CB_EXIT_OK;
+out:
+	cb_args_release(&args);
+	return rc;
 }

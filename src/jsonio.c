@@ -114,3 +114,13 @@ json_int_t cb_json_int(const json_t *obj, const char *key, json_int_t fallback)
 
 	return json_is_integer(v) ? json_integer_value(v) : fallback;
 }
+
+void cb_json_print_line(FILE *f, json_t *j)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	if (s)
+		fprintf(f, "%s\n", s);
+	free(s);
+	json_decref(j);
+}

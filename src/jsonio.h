@@ -2,6 +2,8 @@
 #ifndef CB_JSONIO_H
 #define CB_JSONIO_H
 
+#include <stdio.h>
+
 #include <jansson.h>
 
 #include "caliber.h"
@@ -18,6 +20,10 @@ char *cb_json_dumps(const json_t *j, struct cb_err *err);
 
 /* cb_json_dumps, then cb_write_atomic with the given mode. */
 int cb_json_write_atomic(const char *path, const json_t *j, unsigned mode, struct cb_err *err);
+
+/* Print j as one compact line with sorted keys (a JSON Lines event) and
+ * release it (the reference is stolen). */
+void cb_json_print_line(FILE *f, json_t *j);
 
 /* Small getters that borrow: NULL / fallback when absent or of another type. */
 const char *cb_json_str(const json_t *obj, const char *key);

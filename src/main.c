@@ -1,9 +1,11 @@
 /* main.c: the command table, and the one place that prints errors. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "caliber.h"
 #include "cmd.h"
+#include "fsutil.h"
 
 struct cmd_entry {
 	const char *name;
@@ -25,6 +27,20 @@ static const struct cmd_entry commands[] = {
 	{ "report", cmd_report, "text, Markdown or HTML report of a sealed or derived run" },
 };
 
+/* The exit statuses of caliber.h, as `caliber --help` and the README list them. */
+static const struct {
+	int code;
+	const char *meaning;
+} exit_statuses[] = {
+	{ CB_EXIT_OK, "success (a run that completed, whatever its verdicts, unless --fail-on says otherwise)" },
+	{ CB_EXIT_FAIL, "the command failed; the message says why" },
+	{ CB_EXIT_USAGE, "bad command line" },
+	{ CB_EXIT_PREFLIGHT, "run: a preflight refused the batch; nothing was written" },
+	{ CB_EXIT_STOPPED, "run: stopped by --stop-after or --deadline; continue with --resume" },
+	{ CB_EXIT_GATE, "run, report: --fail-on matched a verdict; demo: a task it ran is X" },
+	{ CB_EXIT_VERIFY, "verify, and report --fail-on: the seal does not hold" },
+};
+
 static void usage(FILE *f)
 {
 	size_t i;
@@ -34,7 +50,28 @@ static void usage(FILE *f)
 		   "over a corpus of operator workloads.\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n  --version  print the version and the commit it was built from\n");
+	fprintf(f, "\n  --version  print the version and the commit it was built from\n"
+		   "  -h, --help this list; `caliber <command> -h` for one command\n"
+		   "\nexit status (every command):\n");
+	for (i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
+		fprintf(f, "  %d  %s\n", exit_statuses[i].code, exit_statuses[i].meaning);
+}
+
+/* TMPDIR made absolute once, before anything uses it: the scratch folders
+ * of workers live under it, and workers change directory. */
+static int absolute_tmpdir(struct cb_err *err)
+{
+	const char *t = getenv("TMPDIR");
+	char *abs = NULL;
+	int rc;
+
+	if (!t || !*t || t[0] == '/')
+		return 0;
+	if (cb_absolute(t, &abs, err) < 0)
+		return cb_prefix(err, "TMPDIR");
+	rc = setenv("TMPDIR", abs, 1);
+	free(abs);
+	return rc == 0 ? 0 : cb_fail(err, "TMPDIR: cannot set it: out of memory");
 }
 
 int main(int argc, char **argv)
@@ -51,7 +88,7 @@ int main(int argc, char **argv)
 		printf("caliber %s (commit %s)\n", cb_version(), cb_commit());
 		return CB_EXIT_OK;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return CB_EXIT_OK;
 	}
@@ -59,7 +96,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
 		err.msg[0] = '\0';
-		rc = commands[i].fn(argc - 1, argv + 1, &err);
+		rc = absolute_tmpdir(&err) < 0 ? CB_EXIT_FAIL : commands[i].fn(argc - 1, argv + 1, &err);
 		if (rc != CB_EXIT_OK && err.msg[0])
 			fprintf(stderr, "caliber: %s: %s\n", commands[i].name, err.msg);
 		fflush(stdout);

@@ -6,21 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
+
 void cb_print_help(const struct cb_cmd_spec *spec)
 {
 	const struct cb_opt *o;
 
 	printf("usage: caliber %s %s\n\n%s\n", spec->name, spec->usage, spec->about);
-	if (spec->opts && spec->opts->name) {
-		printf("\noptions:\n");
-		for (o = spec->opts; o->name; o++) {
-			char left[64];
-			snprintf(left, sizeof(left), "%s--%s%s%s", strcmp(o->name, "output") ? "" : "-o, ",
-				 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-			printf("  %-26s %s\n", left, o->help);
-		}
+	printf("\noptions:\n");
+	for (o = spec->opts; o && o->name; o++) {
+		char left[64];
+		snprintf(left, sizeof(left), "%s--%s%s%s", strcmp(o->name, "output") ? "" : "-o, ",
+			 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		printf("  %-26s %s\n", left, o->help);
 	}
-	printf("  %-26s %s\n", "--help", "show this help and exit");
+	printf("  %-26s %s\n", "-h, --help", "show this help and exit");
+	if (spec->max_pos)
+		printf("\nPaths may be relative to the current directory; caliber makes them absolute\n"
+		       "before it starts anything.\n");
 }
 
 static const struct cb_opt *find_opt(const struct cb_opt *opts, const char *name, size_t n)
@@ -33,12 +36,86 @@ static const struct cb_opt *find_opt(const struct cb_opt *opts, const char *name
 	return NULL;
 }
 
-/* Store value into the option's destination, checking integers. */
-static int set_opt(const struct cb_opt *o, const char *value, struct cb_err *err)
+/* Keep s in args (it is freed by cb_args_release); returns s, or NULL
+ * (s freed) when out of memory. */
+static char *keep(struct cb_args *args, char *s)
 {
-	char *end;
+	char **v;
+
+	if (!s)
+		return NULL;
+	v = realloc(args->owned, (args->nowned + 1) * sizeof(*v));
+	if (!v) {
+		free(s);
+		return NULL;
+	}
+	args->owned = v;
+	args->owned[args->nowned++] = s;
+	return s;
+}
+
+/* The absolute form of path, kept in args; NULL with err filled. */
+static const char *absolute(struct cb_args *args, const char *what, const char *path, struct cb_err *err)
+{
+	char *abs = NULL;
+
+	if (cb_absolute(path, &abs, err) < 0) {
+		cb_prefix(err, "%s", what);
+		return NULL;
+	}
+	if (!keep(args, abs)) {
+		cb_fail(err, "out of memory");
+		return NULL;
+	}
+	return abs;
+}
+
+/* cmd with every word holding a '/' made absolute, words joined by one space. */
+static const char *absolute_words(struct cb_args *args, const char *what, const char *cmd, struct cb_err *err)
+{
+	char *copy = strdup(cmd), *tok, *save = NULL, *out = NULL;
+	size_t len = 0;
+
+	if (!copy)
+		goto oom;
+	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *word = NULL, *grown;
+		if (strchr(tok, '/') && cb_absolute(tok, &word, err) < 0) {
+			cb_prefix(err, "%s", what);
+			free(copy);
+			free(out);
+			return NULL;
+		}
+		grown = realloc(out, len + strlen(word ? word : tok) + 2);
+		if (!grown) {
+			free(word);
+			goto oom;
+		}
+		out = grown;
+		len += (size_t)sprintf(out + len, "%s%s", len ? " " : "", word ? word : tok);
+		free(word);
+	}
+	free(copy);
+	if (!out)
+		return cb_fail(err, "%s: empty command", what), NULL;
+	if (!keep(args, out))
+		return cb_fail(err, "out of memory"), NULL;
+	return out;
+oom:
+	free(copy);
+	free(out);
+	cb_fail(err, "out of memory");
+	return NULL;
+}
+
+/* Store value into the option's destination: integers checked, paths made
+ * absolute. */
+static int set_opt(const struct cb_opt *o, const char *value, struct cb_args *args, struct cb_err *err)
+{
+	char what[64], *end;
 	long long v;
 
+	snprintf(what, sizeof(what), "--%s", o->name);
 	switch (o->kind) {
 	case CB_OPT_FLAG:
 		*(int *)o->dst = 1;
@@ -46,6 +123,18 @@ static int set_opt(const struct cb_opt *o, const char *value, struct cb_err *err
 	case CB_OPT_STR:
 		*(const char **)o->dst = value;
 		return 0;
+	case CB_OPT_PROG:
+		/* A bare name is looked up in PATH; a program named by its path
+		 * is a path like any other. */
+		if (!strchr(value, '/')) {
+			*(const char **)o->dst = value;
+			return 0;
+		}
+		return (*(const char **)o->dst = absolute(args, what, value, err)) ? 0 : -1;
+	case CB_OPT_PATH:
+		return (*(const char **)o->dst = absolute(args, what, value, err)) ? 0 : -1;
+	case CB_OPT_CMD:
+		return (*(const char **)o->dst = absolute_words(args, what, value, err)) ? 0 : -1;
 	case CB_OPT_INT:
 		errno = 0;
 		v = strtoll(value, &end, 10);
@@ -57,65 +146,77 @@ static int set_opt(const struct cb_opt *o, const char *value, struct cb_err *err
 	return cb_fail(err, "--%s: unknown option kind", o->name);
 }
 
-int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv,
-		  char ***pos, size_t *npos, struct cb_err *err)
+void cb_args_release(struct cb_args *args)
 {
-	char **p = calloc((size_t)argc + 1, sizeof(*p));
-	size_t np = 0;
-	int i, only_pos = 0;
+	size_t i;
 
-	if (!p)
+	for (i = 0; i < args->nowned; i++)
+		free(args->owned[i]);
+	free(args->owned);
+	free(args->pos);
+	*args = (struct cb_args)CB_ARGS_INIT;
+}
+
+/* One argument that names an option (a = "--name" or "--name=value");
+ * *i advances past a value taken from the next argument. Returns 0, 1 for
+ * --help, -1 on error. */
+static int take_option(const struct cb_cmd_spec *spec, const char *a, int argc, char **argv, int *i,
+		       struct cb_args *args, struct cb_err *err)
+{
+	const char *name = a + 2, *eq = strchr(name, '=');
+	size_t n = eq ? (size_t)(eq - name) : strlen(name);
+	const struct cb_opt *o;
+
+	if (n == 4 && strncmp(name, "help", 4) == 0) {
+		cb_print_help(spec);
+		return 1;
+	}
+	o = find_opt(spec->opts, name, n);
+	if (!o)
+		return cb_fail(err, "unknown option '%.*s' (see caliber %s --help)", (int)(n + 2), a, spec->name);
+	if (o->kind == CB_OPT_FLAG) {
+		if (eq)
+			return cb_fail(err, "--%s takes no value", o->name);
+		return set_opt(o, NULL, args, err);
+	}
+	if (!eq && *i + 1 >= argc)
+		return cb_fail(err, "--%s needs a value (%s)", o->name, o->arg);
+	return set_opt(o, eq ? eq + 1 : argv[++*i], args, err);
+}
+
+int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv, struct cb_args *args,
+		  struct cb_err *err)
+{
+	int i, only_pos = 0, rc = 0;
+
+	*args = (struct cb_args)CB_ARGS_INIT;
+	args->pos = calloc((size_t)argc + 1, sizeof(*args->pos));
+	if (!args->pos)
 		return cb_fail(err, "out of memory");
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < argc && rc == 0; i++) {
 		const char *a = argv[i];
 		if (!only_pos && strcmp(a, "--") == 0) {
 			only_pos = 1;
 			continue;
 		}
-		/* -o is the one short option: --output, in every command that has one. */
-		if (!only_pos && strcmp(a, "-o") == 0 && find_opt(spec->opts, "output", 6))
+		/* The short options: -h for --help everywhere, -o for --output
+		 * in every command that has one. */
+		if (!only_pos && strcmp(a, "-h") == 0)
+			a = "--help";
+		else if (!only_pos && strcmp(a, "-o") == 0 && find_opt(spec->opts, "output", 6))
 			a = "--output";
 		if (!only_pos && strncmp(a, "--", 2) == 0) {
-			const char *name = a + 2, *eq = strchr(name, '=');
-			size_t n = eq ? (size_t)(eq - name) : strlen(name);
-			const struct cb_opt *o;
-
-			if (n == 4 && strncmp(name, "help", 4) == 0) {
-				cb_print_help(spec);
-				free(p);
-				return 1;
-			}
-			o = find_opt(spec->opts, name, n);
-			if (!o) {
-				free(p);
-				return cb_fail(err, "unknown option '%.*s' (see caliber %s --help)",
-					       (int)(n + 2), a, spec->name);
-			}
-			if (o->kind == CB_OPT_FLAG) {
-				if (eq) {
-					free(p);
-					return cb_fail(err, "--%s takes no value", o->name);
-				}
-				set_opt(o, NULL, err);
-				continue;
-			}
-			if (!eq && i + 1 >= argc) {
-				free(p);
-				return cb_fail(err, "--%s needs a value (%s)", o->name, o->arg);
-			}
-			if (set_opt(o, eq ? eq + 1 : argv[++i], err) < 0) {
-				free(p);
-				return -1;
-			}
+			rc = take_option(spec, a, argc, argv, &i, args, err);
 			continue;
 		}
-		p[np++] = argv[i];
+		if (!(args->pos[args->npos] = absolute(args, "argument", a, err)))
+			rc = -1;
+		else
+			args->npos++;
 	}
-	if (np < spec->min_pos || np > spec->max_pos) {
-		free(p);
-		return cb_fail(err, "usage: caliber %s %s", spec->name, spec->usage);
-	}
-	*pos = p;
-	*npos = np;
-	return 0;
+	if (rc == 0 && (args->npos < spec->min_pos || args->npos > spec->max_pos))
+		rc = cb_fail(err, "usage: caliber %s %s", spec->name, spec->usage);
+	if (rc != 0)
+		cb_args_release(args);
+	return rc;
 }

@@ -1,5 +1,10 @@
 /* opts.h: one table per command describes its options, its usage and its
- * help text; one routine parses argv against it (fio's option table idea). */
+ * help text; one routine parses argv against it (fio's option table idea).
+ *
+ * Paths are made absolute here, once, at the boundary (SPEC section 2):
+ * workers change directory, so nothing caliber hands a child may be
+ * relative. A command sees every path option and every positional argument
+ * as an absolute path. */
 #ifndef CB_OPTS_H
 #define CB_OPTS_H
 
@@ -10,6 +15,11 @@
 enum cb_opt_kind {
 	CB_OPT_FLAG,   /* int *: set to 1 */
 	CB_OPT_STR,    /* const char **: points into argv */
+	CB_OPT_PATH,   /* const char **: the path made absolute (owned by the cb_args) */
+	CB_OPT_PROG,   /* const char **: a program; made absolute when it names a path (holds a '/'),
+			* else left to the PATH lookup */
+	CB_OPT_CMD,    /* const char **: a command line split on spaces; every word holding a '/' is
+			* made absolute */
 	CB_OPT_INT     /* long long *: decimal, checked */
 };
 
@@ -26,16 +36,29 @@ struct cb_cmd_spec {
 	const char *usage;       /* everything after "caliber <name> " */
 	const char *about;       /* what it does, shown by --help */
 	const struct cb_opt *opts;   /* terminated by an entry with name NULL */
-	size_t min_pos, max_pos;     /* positional arguments allowed */
+	size_t min_pos, max_pos;     /* positional arguments allowed; every one is a path */
 };
 
-/* Parse argv (argv[0] is the command name). `-o` is accepted for
- * `--output` in every command that has an "output" option. Positional arguments are
- * returned in pos (borrowed pointers into argv; the array is the caller's to
- * free). Returns 0 to go on, 1 when --help was printed (exit 0), -1 on a bad
- * command line. */
-int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv,
-		  char ***pos, size_t *npos, struct cb_err *err);
+/* What cb_parse_opts leaves: the positional arguments (absolute paths) and
+ * every string it allocated for them and for path options. */
+struct cb_args {
+	const char **pos;
+	size_t npos;
+	char **owned;
+	size_t nowned;
+};
+
+#define CB_ARGS_INIT { NULL, 0, NULL, 0 }
+
+/* Parse argv (argv[0] is the command name). `-h` is `--help`, and `-o` is
+ * `--output` in every command that has an "output" option. Returns 0 to go
+ * on, 1 when the help was printed (exit 0), -1 on a bad command line (a
+ * path longer than PATH_MAX included). On 0 the caller releases args. */
+int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv, struct cb_args *args,
+		  struct cb_err *err);
+
+/* Free what cb_parse_opts allocated; args is CB_ARGS_INIT again. */
+void cb_args_release(struct cb_args *args);
 
 /* Print the help text of spec to stdout. */
 void cb_print_help(const struct cb_cmd_spec *spec);

@@ -201,26 +201,28 @@ int cmd_plan(int argc, char **argv, struct cb_err *err)
 	const char *plugins[NPLAN + 1];
 	int why = 0;
 	struct cb_backend b;
-	char **pos = NULL;
-	size_t npos, n, i, k;
+	struct cb_args args = CB_ARGS_INIT;
+	size_t n, i, k;
 	const struct cb_opt opts[] = {
 		{ "backend", CB_OPT_STR, &name, "NAME", "backend name (required)" },
-		{ "backends", CB_OPT_STR, &dir, "DIR", "folder of backend files (default caliber's backends/)" },
+		{ "backends", CB_OPT_PATH, &dir, "DIR", "folder of backend files (default caliber's backends/)" },
 		{ "why", CB_OPT_FLAG, &why, NULL, "also print the capability behind each plugin" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "plan", "--backend NAME [--backends DIR] [--why]", plan_about,
 					  opts, 0, 0 };
-	int rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	free(pos);
 	if (!name) {
+		cb_args_release(&args);
 		cb_fail(err, "--backend NAME is required");
 		return CB_EXIT_USAGE;
 	}
-	if (cb_backend_load(dir, name, &b, err) < 0)
+	rc = cb_backend_load(dir, name, &b, err);
+	cb_args_release(&args);
+	if (rc < 0)
 		return CB_EXIT_FAIL;
 	cb_plan(&b, plugins, NPLAN + 1, &n);
 	if (n == 0) {

@@ -1,6 +1,7 @@
 /* preflight.c: the checks before a batch starts, as one table. */
 #include "preflight.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -606,12 +607,32 @@ static int check_output_root(struct cb_preflight *pf, char *why, size_t cap)
 		return -1;
 	}
 	if (!pf->resume) {
+		char *anc;
+		int rc = 0;
 		if (cb_exists(root)) {
 			snprintf(why, cap, "%s exists (use --resume to continue a run there)", root);
 			return -1;
 		}
-		snprintf(why, cap, "%s will be created", root);
-		return 0;
+		/* The run creates the folders above the root that are missing, so
+		 * the nearest one that exists must be a folder it can write in. */
+		anc = cb_existing_ancestor(root);
+		if (!anc) {
+			snprintf(why, cap, "%s: out of memory", root);
+			return -1;
+		}
+		if (!cb_is_dir(anc)) {
+			snprintf(why, cap, "%s cannot be created: %s is not a folder", root, anc);
+			rc = -1;
+		} else if (access(anc, W_OK | X_OK) != 0) {
+			snprintf(why, cap, "%s cannot be created: %s: %s", root, anc, strerror(errno));
+			rc = -1;
+		} else if (strchr(root + strlen(anc) + 1, '/')) {
+			snprintf(why, cap, "%s will be created, with the folders missing below %s", root, anc);
+		} else {
+			snprintf(why, cap, "%s will be created", root);
+		}
+		free(anc);
+		return rc;
 	}
 	{
 		char *m = cb_path_join(root, "manifest.json"), *x = cb_path_join(root, "task-matrix.json");
@@ -653,7 +674,10 @@ size_t cb_preflight_run(struct cb_preflight *pf, FILE *out)
 		char why[WHY_MAX] = "";
 		int ok = checks[i].fn(pf, why, sizeof(why)) == 0;
 
-		if (ok)
+		if (pf->json)
+			cb_json_print_line(out, json_pack("{s:s, s:s, s:b, s:s}", "event", "preflight", "check",
+							  checks[i].name, "ok", ok, "detail", why));
+		else if (ok)
 			fprintf(out, "preflight: %s: ok%s%s%s\n", checks[i].name, why[0] ? " (" : "", why,
 				why[0] ? ")" : "");
 		else

@@ -21,13 +21,16 @@ struct cb_preflight {
 	const char *python;             /* interpreter for imports and targets */
 	int resume;
 	int allow_dirty_harness;
+	int json;                       /* print each check as a JSON Lines event */
 	json_t *matrix;                 /* set by binding when it holds (caller releases) */
 	json_t *results;                /* [{name, ok, detail}], for the campaign receipt */
 	size_t failed;
 	char failed_names[256];
 };
 
-/* Run every check, printing one line each to out. Returns the number of
+/* Run every check, printing one line each to out: "preflight: NAME: ok
+ * (...)" or "preflight: NAME: FAILED: why", or with json an event
+ * {"event": "preflight", "check", "ok", "detail"}. Returns the number of
  * checks that failed (0: the batch may start). */
 size_t cb_preflight_run(struct cb_preflight *pf, FILE *out);
 

@@ -148,23 +148,23 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	struct cb_manifest m;
 	struct cb_inventory inv;
 	enum cb_selection sel;
-	char **pos = NULL;
+	struct cb_args args = CB_ARGS_INIT;
 	char *bytes = NULL, *target = NULL, *name = NULL, *inv_path = NULL, *inv_bytes = NULL;
 	json_t *mx = NULL;
-	size_t npos, len, inv_len, i;
+	size_t len, inv_len, i;
 	const char *opt_inventory = NULL, *opt_selection = "canary", *opt_canary = NULL, *opt_output = NULL;
 	int opt_dry_run = 0;
 	const struct cb_opt opts[] = {
-		{ "inventory-dir", CB_OPT_STR, &opt_inventory, "DIR", "folder holding inventory_main.csv (required)" },
+		{ "inventory-dir", CB_OPT_PATH, &opt_inventory, "DIR", "folder holding inventory_main.csv (required)" },
 		{ "selection", CB_OPT_STR, &opt_selection, "canary|all", "which workloads (default canary)" },
-		{ "canary-receipt", CB_OPT_STR, &opt_canary, "FILE", "campaign.json of a sealed canary run (for all)" },
+		{ "canary-receipt", CB_OPT_PATH, &opt_canary, "FILE", "campaign.json of a sealed canary run (for all)" },
 		{ "dry-run", CB_OPT_FLAG, &opt_dry_run, NULL, "validate and estimate, write nothing" },
-		{ "output-root", CB_OPT_STR, &opt_output, "DIR", "freeze into DIR/<campaign>-<selection>/" },
+		{ "output-root", CB_OPT_PATH, &opt_output, "DIR", "freeze into DIR/<campaign>-<selection>/" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "prepare", "MANIFEST --inventory-dir DIR [options]",
 					  prepare_about, opts, 1, 1 };
-	int rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
@@ -191,11 +191,11 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		rc = CB_EXIT_USAGE;
 		goto out;
 	}
-	if (cb_read_file(pos[0], &bytes, &len, err) < 0)
+	if (cb_read_file(args.pos[0], &bytes, &len, err) < 0)
 		goto out;
-	if (cb_manifest_parse(bytes, len, pos[0], &m, err) < 0) {
-		if (strncmp(err->msg, pos[0], strlen(pos[0])) != 0)
-			cb_prefix(err, "%s", pos[0]);
+	if (cb_manifest_parse(bytes, len, args.pos[0], &m, err) < 0) {
+		if (strncmp(err->msg, args.pos[0], strlen(args.pos[0])) != 0)
+			cb_prefix(err, "%s", args.pos[0]);
 		goto out;
 	}
 	inv_path = cb_path_join(opt_inventory, CB_INVENTORY_FILE);
@@ -204,12 +204,12 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		goto out;
 	for (i = 0; i < m.nworkloads; i++)
 		if (cb_inventory_check_workload(&inv, &m.workloads[i], err) < 0) {
-			cb_prefix(err, "%s", pos[0]);
+			cb_prefix(err, "%s", args.pos[0]);
 			goto out;
 		}
 	mx = cb_matrix_build(&m, &inv, sel, err);
 	if (!mx) {
-		cb_prefix(err, "%s", pos[0]);
+		cb_prefix(err, "%s", args.pos[0]);
 		goto out;
 	}
 	if (sel == CB_SEL_ALL && check_canary_receipt(opt_canary, &m, err) < 0)
@@ -241,6 +241,6 @@ out:
 	free(inv_path);
 	free(target);
 	free(name);
-	free(pos);
+	cb_args_release(&args);
 	return rc;
 }

@@ -252,18 +252,19 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	struct cb_task_result *derived = NULL;
 	const char *output = NULL;
 	long long floor = -1;
-	char **pos = NULL, *path = NULL, diff[1024] = "";
+	struct cb_args args = CB_ARGS_INIT;
+	char *path = NULL, diff[1024] = "";
 	json_t *out = NULL, *tasks = NULL;
-	size_t npos, i, changed = 0;
+	size_t i, changed = 0;
 	int loaded;
 	const struct cb_opt opts[] = {
 		{ "floor", CB_OPT_INT, &floor, "N", "the new measured launch floor (>= 0, required)" },
-		{ "output", CB_OPT_STR, &output, "DIR", "where the derived run goes (required, outside RUN)" },
+		{ "output", CB_OPT_PATH, &output, "DIR", "where the derived run goes (required, outside RUN)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "reaccount", "RUN_ROOT --floor N --output DIR", reaccount_about,
 					  opts, 1, 1 };
-	int rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
@@ -278,15 +279,15 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	}
 	/* A receipt or manifest that cannot be read is reported only after the
 	 * checks, as when it was read after them. */
-	loaded = load_run(pos[0], &cs, &m, &load_err) == 0;
-	if (check_inputs(pos[0], output, loaded ? m.topology_op : NULL, &counts, err) < 0)
+	loaded = load_run(args.pos[0], &cs, &m, &load_err) == 0;
+	if (check_inputs(args.pos[0], output, loaded ? m.topology_op : NULL, &counts, err) < 0)
 		goto out;
 	if (!loaded) {
 		*err = load_err;
 		goto out;
 	}
 	if (strcmp(m.sha256, cs.manifest_sha256) != 0) {
-		cb_fail(err, "%s: manifest.json does not match the campaign receipt's manifest_sha256", pos[0]);
+		cb_fail(err, "%s: manifest.json does not match the campaign receipt's manifest_sha256", args.pos[0]);
 		goto out;
 	}
 	pairs = calloc(cs.ntasks ? cs.ntasks : 1, sizeof(*pairs));
@@ -295,7 +296,7 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	job.run = pos[0];
+	job.run = args.pos[0];
 	job.cs = &cs;
 	job.m = &m;
 	job.counts = &counts;
@@ -308,7 +309,7 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	for (i = 0; i < cs.ntasks; i++) {
 		if (pairs[i].failed == 2) {
 			printf("equivalence: fails: %s\n", pairs[i].diff);
-			cb_fail(err, "%s: equivalence fails at the run's own floor %lld: %s", pos[0],
+			cb_fail(err, "%s: equivalence fails at the run's own floor %lld: %s", args.pos[0],
 				cs.launch_floor, pairs[i].diff);
 			goto out;
 		}
@@ -336,7 +337,7 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 			"topology", topo_triplet(d), "excluded", pairs[i].excluded));
 	}
 	out = cb_receipt_new(CB_DERIVED_SCHEMA);
-	json_object_set_new(out, "run", json_pack("{s:s, s:s, s:s, s:I}", "root", pos[0], "campaign",
+	json_object_set_new(out, "run", json_pack("{s:s, s:s, s:s, s:I}", "root", args.pos[0], "campaign",
 		cs.campaign, "manifest_sha256", cs.manifest_sha256, "sealed_floor", (json_int_t)cs.launch_floor));
 	json_object_set_new(out, "floor", json_integer(floor));
 	json_object_set_new(out, "equivalence", json_pack("{s:b, s:I}", "holds", 1, "checked_at_floor",
@@ -365,6 +366,6 @@ out:
 	cb_manifest_free(&m);
 	cb_campaign_summary_free(&cs);
 	free(path);
-	free(pos);
+	cb_args_release(&args);
 	return rc;
 }

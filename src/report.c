@@ -194,7 +194,7 @@ static int load_derived(struct report *rp, const char *dir, const char *run, str
 		if (run)
 			cb_fail(err, "--run %s: no campaign receipt (campaign.json): not a run root", run);
 		else
-			cb_fail(err, "%s: run.root '%s' is not a run root seen from here (no campaign.json); name it with --run DIR",
+			cb_fail(err, "%s: run.root '%s' is not a run root (no campaign.json); name it with --run DIR",
 				p, root);
 		goto out;
 	}
@@ -252,20 +252,24 @@ static int attach_derived(struct report *rp, struct cb_err *err)
 
 /* The seal's status in words, from cb_verify: it holds, it does not (and
  * the first difference), or it cannot be checked (and why). */
-static void seal_status(struct report *rp)
+/* Check the seal of the run; rp->seal says what was found, in words.
+ * Returns 1 when it holds. */
+static int seal_status(struct report *rp)
 {
 	struct cb_verify_report v;
 	struct cb_err e;
 	size_t n = strlen(rp->root);
+	int holds;
 
 	e.msg[0] = '\0';
 	if (cb_verify(rp->root, &v, &e) < 0) {
 		/* Say it without the path we were given: the run is the subject. */
 		const char *m = strncmp(e.msg, rp->root, n) == 0 && e.msg[n] == ':' ? e.msg + n + 2 : e.msg;
 		snprintf(rp->seal, sizeof(rp->seal), "cannot be checked: %s", m);
-		return;
+		return 0;
 	}
-	if (cb_verify_holds(&v))
+	holds = cb_verify_holds(&v);
+	if (holds)
 		snprintf(rp->seal, sizeof(rp->seal), "holds (%zu files)", v.nfiles);
 	else
 		snprintf(rp->seal, sizeof(rp->seal), "does not hold: %s: %s (%zu changed, %zu missing, %zu extra, %zu symlinks)",
@@ -273,6 +277,7 @@ static void seal_status(struct report *rp)
 			 v.nchanged ? v.changed[0] : v.nmissing ? v.missing[0] : v.nextra ? v.extra[0] : v.links[0],
 			 v.nchanged, v.nmissing, v.nextra, v.nlinks);
 	cb_verify_report_free(&v);
+	return holds;
 }
 
 /* The thresholds the verdicts used: the campaign receipt's, else (a run
@@ -1820,21 +1825,22 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	struct cb_buf b = CB_BUF_INIT;
 	struct row *rows = NULL;
 	const char *format = NULL, *output = NULL, *fail_on = NULL, *run = NULL;
-	char **pos = NULL, fail_set[8] = "", *data = NULL, *path = NULL;
+	struct cb_args args = CB_ARGS_INIT;
+	char fail_set[8] = "", *data = NULL, *path = NULL;
 	enum format fmt = FMT_TEXT;
-	size_t npos, i, len, hits = 0;
-	int rc;
+	size_t i, len, hits = 0;
+	int rc, sealed;
 	const struct cb_opt opts[] = {
 		{ "format", CB_OPT_STR, &format, "FMT", "text, md or html (default: from -o's extension, else text)" },
-		{ "output", CB_OPT_STR, &output, "FILE", "write the report there, not to stdout" },
+		{ "output", CB_OPT_PATH, &output, "FILE", "write the report there, not to stdout" },
 		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task has one of these (e.g. K,R,X)" },
-		{ "run", CB_OPT_STR, &run, "DIR", "derived run: the run root, when derived.json's run.root is elsewhere" },
+		{ "run", CB_OPT_PATH, &run, "DIR", "derived run: the run root, when derived.json's run.root is elsewhere" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "report", "RUN_ROOT|DERIVED_DIR [--format text|md|html] [-o FILE] [--fail-on VERDICTS]",
 					  report_about, opts, 1, 1 };
 
-	rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	rc = cb_parse_opts(&spec, argc, argv, &args, err);
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&rp, 0, sizeof(rp));
@@ -1853,22 +1859,22 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		fmt = format_of_file(output);
 	}
 	rc = CB_EXIT_FAIL;
-	if (!cb_is_dir(pos[0])) {
-		cb_fail(err, "%s: not a directory", pos[0]);
+	if (!cb_is_dir(args.pos[0])) {
+		cb_fail(err, "%s: not a directory", args.pos[0]);
 		goto out;
 	}
-	if (has_file(pos[0], "derived.json")) {
-		if (load_derived(&rp, pos[0], run, err) < 0)
+	if (has_file(args.pos[0], "derived.json")) {
+		if (load_derived(&rp, args.pos[0], run, err) < 0)
 			goto out;
 	} else if (run) {
-		cb_fail(err, "--run DIR applies to a derived run only, and %s holds no derived.json", pos[0]);
+		cb_fail(err, "--run DIR applies to a derived run only, and %s holds no derived.json", args.pos[0]);
 		rc = CB_EXIT_USAGE;
 		goto out;
-	} else if (!has_file(pos[0], "campaign.json")) {
-		cb_fail(err, "%s: neither a run root (no campaign.json) nor a derived run (no derived.json)", pos[0]);
+	} else if (!has_file(args.pos[0], "campaign.json")) {
+		cb_fail(err, "%s: neither a run root (no campaign.json) nor a derived run (no derived.json)", args.pos[0]);
 		goto out;
 	} else {
-		rp.root = pos[0];
+		rp.root = args.pos[0];
 	}
 	path = cb_path_join(rp.root, "campaign.json");
 	if (!path) {
@@ -1880,7 +1886,7 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	if (load_tasks(&rp, err) < 0 || (rp.dj && attach_derived(&rp, err) < 0) ||
 	    make_hrefs(&rp, output, err) < 0)
 		goto out;
-	seal_status(&rp);
+	sealed = seal_status(&rp);
 	rows = calloc(rp.n + 1, sizeof(*rows));
 	if (!rows) {
 		cb_fail(err, "out of memory");
@@ -1906,6 +1912,13 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_OK;
+	if (fail_set[0] && !sealed) {
+		/* A gate never passes a run whose receipts cannot be trusted. */
+		cb_fail(err, "--fail-on %s: %s: the seal %s; a run that does not verify passes no gate", fail_on,
+			rp.root, rp.seal);
+		rc = CB_EXIT_VERIFY;
+		goto out;
+	}
 	for (i = 0; fail_set[0] && i < rp.n; i++)
 		hits += strchr(fail_set, verdict_of(&rp.t[i])) != NULL;
 	if (hits) {
@@ -1924,6 +1937,6 @@ out:
 	free(rows);
 	cb_buf_release(&b);
 	report_release(&rp);
-	free(pos);
+	cb_args_release(&args);
 	return rc;
 }

@@ -3,12 +3,16 @@
  * each task: correctness in every cell, round a of the benchmark in
  * manifest order, topology, round b in reverse order only when the
  * candidate's topology is below the baseline's, then the task receipt.
- * Each cell keeps one worker process across tasks unless --isolate task. */
+ * Each cell keeps one worker process across tasks unless --isolate task.
+ * With --stop-after or --deadline, no task or cell starts that would end
+ * past the deadline by what it is expected to take. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -30,6 +34,9 @@
 /* How progress is shown (SPEC section 6, Progress). */
 enum progress { PROGRESS_LINES, PROGRESS_LIVE, PROGRESS_JSON, PROGRESS_QUIET };
 
+/* What an estimate of a cell's time rests on. */
+enum basis { BASIS_TASK, BASIS_RUN, BASIS_BUDGET };
+
 struct runner {
 	struct cb_worker_ctx ctx;
 	struct cb_cell_proc procs[CB_NROLES];   /* by manifest order */
@@ -40,9 +47,31 @@ struct runner {
 	long long task_ms_sum;                  /* for the ETA */
 	size_t tasks_timed;
 	size_t ntasks;
+	long long deadline_ms;                  /* CLOCK_MONOTONIC; 0: none */
+	long long run_ms[CB_NPHASES];           /* longest cell of each phase in this run root, -1: none yet */
+	long long task_ms[CB_NPHASES];          /* the same within the task running now */
+	char stop[768];                         /* why the run stopped, when it did */
 };
 
-/* "1h02m" / "3m05s" / "12s" */
+/* A line for the user: the event itself with --json-progress (nothing else
+ * is written to stdout then), else the text. */
+static void note(const struct runner *rn, json_t *event, const char *fmt, ...) CB_PRINTF(3, 4);
+static void note(const struct runner *rn, json_t *event, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rn->progress == PROGRESS_JSON) {
+		cb_json_print_line(stdout, event);
+	} else {
+		json_decref(event);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
 static void fmt_elapsed(long long ms, char *out, size_t cap)
 {
 	long long s = ms / 1000;
@@ -125,28 +154,100 @@ static int add_warmup_next(struct runner *rn, size_t i, int c, enum cb_phase p, 
 	return rc;
 }
 
-/* Run one phase of one task in one cell; outcome filled. */
+/* How long one cell of phase p of workload w is expected to take (ms):
+ * the longest cell of that phase in this task so far, else in this run
+ * root so far, else the workload's timeout. */
+static long long cell_estimate(const struct runner *rn, const struct cb_workload *w, enum cb_phase p,
+			       enum basis *basis)
+{
+	if (rn->task_ms[p] >= 0) {
+		*basis = BASIS_TASK;
+		return rn->task_ms[p];
+	}
+	if (rn->run_ms[p] >= 0) {
+		*basis = BASIS_RUN;
+		return rn->run_ms[p];
+	}
+	*basis = BASIS_BUDGET;
+	return w->timeout_s * 1000;
+}
+
+/* Whether work expected to take need_ms still ends by the deadline;
+ * otherwise rn->stop says what was not started and why. */
+static int fits(struct runner *rn, long long need_ms, enum basis basis, const char *what)
+{
+	static const char *const bases[] = { "the time this task's earlier cells of that phase took",
+					     "the time similar work took in this run",
+					     "its budget (each cell at its timeout)" };
+	long long left = rn->deadline_ms - cb_mono_ms();
+	char need[32], have[32];
+
+	if (!rn->deadline_ms || need_ms <= left)
+		return 1;
+	fmt_elapsed(need_ms, need, sizeof(need));
+	fmt_elapsed(left > 0 ? left : 0, have, sizeof(have));
+	snprintf(rn->stop, sizeof(rn->stop), "%s needs about %s by %s, %s %s left before the deadline", what, need,
+		 bases[basis], have, left > 0 ? "are" : "is");
+	return 0;
+}
+
+/* Note that a cell of phase p took ms. */
+static void record_time(struct runner *rn, enum cb_phase p, long long ms)
+{
+	if (ms > rn->task_ms[p])
+		rn->task_ms[p] = ms;
+	if (ms > rn->run_ms[p])
+		rn->run_ms[p] = ms;
+}
+
+/* Run one phase of one task in one cell; outcome filled. Returns 1 without
+ * starting it when it would not end by the deadline. */
 static int run_cell(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
 		    int c, enum cb_phase p, const char *task_dir, enum cb_outcome *outcome,
 		    struct cb_err *err)
 {
 	struct cb_cell_proc *cp = &rn->procs[c];
-	json_t *req = cb_worker_request(&rn->ctx, task, w, cp->cell, p, task_dir, err);
-	long long t = cb_mono_ms();
+	json_t *req;
+	long long t, need;
+	enum basis basis;
+	char what[256];
 	int rc;
 
+	snprintf(what, sizeof(what), "cell %s of task %s (%s)", cp->cell->name, w->id,
+		 p == CB_PH_CORRECTNESS ? "correctness" : p == CB_PH_ROUND_A ? "round a" : "round b");
+	need = cell_estimate(rn, w, p, &basis);
+	if (!fits(rn, need, basis, what))
+		return 1;
+	req = cb_worker_request(&rn->ctx, task, w, cp->cell, p, task_dir, err);
 	if (!req)
 		return -1;
 	if (add_warmup_next(rn, i, c, p, req, err) < 0) {
 		json_decref(req);
 		return -1;
 	}
+	t = cb_mono_ms();
 	progress(rn, i, w->id, cp->cell->name, p, NULL, 0);
 	rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, outcome, err);
 	json_decref(req);
-	if (rc == 0)
+	if (rc == 0) {
+		record_time(rn, p, cb_mono_ms() - t);
 		progress(rn, i, w->id, cp->cell->name, p, cb_outcome_name(*outcome), cb_mono_ms() - t);
+	}
 	return rc;
+}
+
+/* Whether the whole of task w (correctness and round a in every cell;
+ * round b is checked when it comes) ends by the deadline. */
+static int task_fits(struct runner *rn, const struct cb_workload *w)
+{
+	enum basis bc, ba, basis;
+	long long need = CB_NROLES * cell_estimate(rn, w, CB_PH_CORRECTNESS, &bc);
+	char what[256];
+
+	need += CB_NROLES * cell_estimate(rn, w, CB_PH_ROUND_A, &ba);
+	basis = bc == BASIS_BUDGET || ba == BASIS_BUDGET ? BASIS_BUDGET : BASIS_RUN;
+	snprintf(what, sizeof(what), "task %s", w->id);
+	return fits(rn, need, basis, what);
 }
 
 /* Round b is run only when the candidate's round-a topology (at the run's
@@ -176,6 +277,9 @@ static int wants_round_b(struct runner *rn, const char *task_dir)
 	return counts[1] < counts[0];
 }
 
+/* Run one task into its folder and write its receipt. Returns 1 when the
+ * deadline stopped it before a cell (rn->stop says why; --resume redoes
+ * the task), 0 when it is done, -1 on caliber's own failure. */
 static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_task_result *res,
 		    struct cb_err *err)
 {
@@ -186,21 +290,28 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	long long t0 = cb_mono_ms();
 	enum cb_outcome o;
 	json_t *extra = NULL;
-	int c, rc = -1;
+	int c, p, rc = -1;
 
+	for (p = 0; p < CB_NPHASES; p++)
+		rn->task_ms[p] = -1;
+	if (!task_fits(rn, w)) {
+		free(dir);
+		return 1;
+	}
 	cb_now_utc(started);
 	if (!dir || cb_mkdir_p(dir, 0755, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
-		if (run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, dir, &o, err) < 0)
+		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, dir, &o, err)) != 0)
 			goto out;
 	for (c = 0; c < CB_NROLES; c++)
-		if (run_cell(rn, i, task, w, c, CB_PH_ROUND_A, dir, &o, err) < 0)
+		if ((rc = run_cell(rn, i, task, w, c, CB_PH_ROUND_A, dir, &o, err)) != 0)
 			goto out;
 	if (wants_round_b(rn, dir))
 		for (c = CB_NROLES - 1; c >= 0; c--)
-			if (run_cell(rn, i, task, w, c, CB_PH_ROUND_B, dir, &o, err) < 0)
+			if ((rc = run_cell(rn, i, task, w, c, CB_PH_ROUND_B, dir, &o, err)) != 0)
 				goto out;
+	rc = -1;
 	cb_now_utc(finished);
 	extra = json_pack("{s:s, s:s, s:I}", "started", started, "finished", finished, "wall_ns",
 			  (json_int_t)(cb_mono_ms() - t0) * 1000000);
@@ -210,22 +321,44 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	rn->tasks_timed++;
 	if (rn->progress == PROGRESS_LIVE)
 		printf("\r\033[K");
-	if (rn->progress != PROGRESS_QUIET && rn->progress != PROGRESS_JSON)
-		printf("[%zu/%zu] %s: %c %s\n", i + 1, rn->ntasks, w->id, res->verdict, res->reason);
-	else if (rn->progress == PROGRESS_JSON) {
-		json_t *j = json_pack("{s:s, s:s, s:s#, s:s}", "event", "task-done", "task", w->id, "verdict",
-				      &res->verdict, (int)1, "code", res->code);
-		char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-		printf("%s\n", s);
-		free(s);
-		json_decref(j);
-	}
-	fflush(stdout);
+	if (rn->progress != PROGRESS_QUIET)
+		note(rn, json_pack("{s:s, s:s, s:s#, s:s, s:s}", "event", "task-done", "task", w->id, "verdict",
+				   &res->verdict, (int)1, "code", res->code, "reason", res->reason),
+		     "[%zu/%zu] %s: %c %s", i + 1, rn->ntasks, w->id, res->verdict, res->reason);
 	rc = 0;
 out:
 	json_decref(extra);
 	free(dir);
 	return rc;
+}
+
+/* The longest cell of each phase in the finished task at tdir, from its
+ * cell receipts, into rn->run_ms: what a resumed run estimates from. */
+static void history_of(struct runner *rn, const char *tdir)
+{
+	char *cells = cb_path_join(tdir, "cells"), **names = NULL;
+	size_t n = 0, k;
+	struct cb_err err;
+
+	if (!cells || cb_list_dir(cells, &names, &n, &err) < 0) {
+		free(cells);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		char *path = cb_strdupf("%s/%s/cell.json", cells, names[k]);
+		json_t *j = path ? cb_json_load_file(path, &err) : NULL;
+		const char *phase = cb_json_str(j, "phase");
+		long long ms = cb_json_int(j, "wall_ns", -1) / 1000000;
+		int p;
+
+		for (p = 0; phase && ms >= 0 && p < CB_NPHASES; p++)
+			if (strcmp(phase, cb_phase_name((enum cb_phase)p)) == 0 && ms > rn->run_ms[p])
+				rn->run_ms[p] = ms;
+		json_decref(j);
+		free(path);
+	}
+	cb_strv_free(names, n);
+	free(cells);
 }
 
 /* --resume: tasks with a receipt are done; the first one without keeps
@@ -248,6 +381,7 @@ static int prepare_resume(struct runner *rn, size_t *first, struct cb_task_resul
 		}
 		if (*first == rn->ntasks && cb_exists(tjson)) {
 			rc = cb_task_result_load(tjson, &res[i], err);
+			history_of(rn, tdir);
 		} else {
 			if (*first == rn->ntasks)
 				*first = i;
@@ -265,7 +399,9 @@ static int prepare_resume(struct runner *rn, size_t *first, struct cb_task_resul
 				if (rc == 0 && (!aside || rename(tdir, aside) < 0))
 					rc = cb_fail(err, "%s: cannot move aside: %s", tdir, strerror(errno));
 				else if (rc == 0)
-					printf("resume: moved the interrupted %s aside to interrupted/%s-%d\n", id, id, k);
+					note(rn, json_pack("{s:s, s:s, s:s}", "event", "resume-moved-aside", "task", id,
+							   "to", aside),
+					     "resume: moved the interrupted %s aside to interrupted/%s-%d", id, id, k);
 				free(aside);
 				free(adir);
 			}
@@ -375,6 +511,43 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	return rc;
 }
 
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+ * days_from_civil), so that a UTC time needs no timegm. */
+static long long days_from_civil(long long y, long long m, long long d)
+{
+	long long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* The run's deadline on the monotonic clock, from --stop-after S (S
+ * seconds after this invocation started) and --deadline TIME (a UTC time,
+ * YYYY-MM-DDTHH:MM:SSZ); the earlier of the two when both are given. */
+static int set_deadline(struct runner *rn, long long stop_after, const char *when, struct cb_err *err)
+{
+	if (stop_after < 0)
+		return cb_fail(err, "--stop-after: '%lld' is not a number of seconds >= 0", stop_after);
+	if (stop_after > 0)
+		rn->deadline_ms = rn->t0_ms + stop_after * 1000;
+	if (when) {
+		int y, mo, d, h, mi, sec, n = 0;
+		long long at_ms;
+		if (sscanf(when, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 ||
+		    (size_t)n != strlen(when) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+			return cb_fail(err, "--deadline: '%s' is not a UTC time YYYY-MM-DDTHH:MM:SSZ", when);
+		at_ms = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000LL + sec * 1000LL;
+		at_ms = cb_mono_ms() + (at_ms - (long long)time(NULL) * 1000);
+		if (!rn->deadline_ms || at_ms < rn->deadline_ms)
+			rn->deadline_ms = at_ms;
+	}
+	return 0;
+}
+
 static const char run_about[] =
 	"Run a frozen campaign on one device, serially, into a sealed run root.\n"
 	"Preflights run first (binding, sources, imports, device-count, targets,\n"
@@ -385,8 +558,11 @@ static const char run_about[] =
 	"campaign receipt, matrix.csv, matrix.md and the seal. Each cell keeps one\n"
 	"worker process across tasks; --isolate task starts one per task, cell and\n"
 	"phase. --worker CMD replaces the worker session command (split on spaces,\n"
-	"no shell). --stop-after S stops cleanly between tasks after S seconds (exit\n"
-	"4) and --resume continues from the first task without a receipt.\n"
+	"no shell). --stop-after S and --deadline TIME stop cleanly (exit 4) rather\n"
+	"than start a task or a cell that would end past the deadline by what it is\n"
+	"expected to take: the longest such cell of this task so far, else of this\n"
+	"run, else its timeout; --resume continues from the first task without a\n"
+	"receipt (a task stopped between its cells is redone).\n"
 	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
 	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
 
@@ -399,27 +575,28 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	struct cb_task_result *res = NULL;
 	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL;
 	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
-	const char *fail_on = NULL;
+	const char *fail_on = NULL, *deadline = NULL;
 	long long stop_after = 0;
 	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0;
-	char **pos = NULL;
+	struct cb_args args = CB_ARGS_INIT;
 	char fail_set[8] = "";
-	size_t npos, i, first = 0;
+	size_t i, first = 0;
 	int c, rc;
 	const struct cb_opt opts[] = {
-		{ "manifest", CB_OPT_STR, &manifest, "FILE", "FROZEN/manifest.json (required)" },
-		{ "task-matrix", CB_OPT_STR, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
-		{ "build-root", CB_OPT_STR, &build_root, "DIR", "the compiler's root (required)" },
-		{ "corpus", CB_OPT_STR, &corpus, "DIR", "the corpus root (required)" },
-		{ "output-root", CB_OPT_STR, &output, "DIR", "the run root to create (required)" },
-		{ "worker", CB_OPT_STR, &worker, "CMD", "worker session command (default: PYTHON -m caliber_pytest.session)" },
+		{ "manifest", CB_OPT_PATH, &manifest, "FILE", "FROZEN/manifest.json (required)" },
+		{ "task-matrix", CB_OPT_PATH, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
+		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the compiler's root (required)" },
+		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root (required)" },
+		{ "output-root", CB_OPT_PATH, &output, "DIR", "the run root to create (required)" },
+		{ "worker", CB_OPT_CMD, &worker, "CMD", "worker session command (default: PYTHON -m caliber_pytest.session)" },
 		{ "resume", CB_OPT_FLAG, &resume, NULL, "continue a stopped or killed run in --output-root" },
-		{ "stop-after", CB_OPT_INT, &stop_after, "S", "stop cleanly between tasks after S seconds" },
+		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing that would end S seconds after the start" },
+		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
 		{ "isolate", CB_OPT_STR, &isolate, "task", "a fresh worker per task, cell and phase" },
 		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task gets one of these (e.g. K,R,X)" },
-		{ "backends", CB_OPT_STR, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
+		{ "backends", CB_OPT_PATH, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
 		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable (default: manifest uuid, else 0)" },
-		{ "python", CB_OPT_STR, &python, "PATH", "interpreter for the worker and preflights (default python3)" },
+		{ "python", CB_OPT_PROG, &python, "PATH", "interpreter for the worker and preflights (default python3)" },
 		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "no progress output" },
 		{ "json-progress", CB_OPT_FLAG, &json_progress, NULL, "one JSON object per progress event" },
 		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
@@ -428,24 +605,32 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	const struct cb_cmd_spec spec = { "run", "--manifest F --task-matrix F --build-root D --corpus D --output-root D [options]",
 					  run_about, opts, 0, 0 };
 
-	rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	rc = cb_parse_opts(&spec, argc, argv, &args, err);
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	free(pos);
 	memset(&rn, 0, sizeof(rn));
 	memset(&m, 0, sizeof(m));
 	memset(&backend, 0, sizeof(backend));
 	memset(&pf, 0, sizeof(pf));
+	rn.t0_ms = cb_mono_ms();
+	rn.progress = quiet ? PROGRESS_QUIET : json_progress ? PROGRESS_JSON
+				: isatty(STDOUT_FILENO) ? PROGRESS_LIVE : PROGRESS_LINES;
+	for (c = 0; c < CB_NPHASES; c++)
+		rn.run_ms[c] = rn.task_ms[c] = -1;
 	if (!manifest || !matrix || !build_root || !corpus || !output) {
 		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus and --output-root are required");
-		return CB_EXIT_USAGE;
+		rc = CB_EXIT_USAGE;
+		goto out;
 	}
 	if (isolate && strcmp(isolate, "task") != 0) {
 		cb_fail(err, "--isolate: the only unit is 'task'");
-		return CB_EXIT_USAGE;
+		rc = CB_EXIT_USAGE;
+		goto out;
 	}
-	if (cb_fail_on_parse(fail_on, fail_set, err) < 0)
-		return CB_EXIT_USAGE;
+	if (cb_fail_on_parse(fail_on, fail_set, err) < 0 || set_deadline(&rn, stop_after, deadline, err) < 0) {
+		rc = CB_EXIT_USAGE;
+		goto out;
+	}
 	rc = CB_EXIT_FAIL;
 	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(backends, m.backend, &backend, err) < 0)
 		goto out;
@@ -453,7 +638,8 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		/* Killed while sealing, or simply done: finish and say so. */
 		if (cb_seal_finish(output, err) < 0 || cb_verify_or_fail(output, err) < 0)
 			goto out;
-		printf("run: %s is already complete and sealed; nothing to resume\n", output);
+		note(&rn, json_pack("{s:s, s:s}", "event", "already-sealed", "root", output),
+		     "run: %s is already complete and sealed; nothing to resume", output);
 		rc = CB_EXIT_OK;
 		goto out;
 	}
@@ -468,6 +654,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	pf.python = python;
 	pf.resume = resume;
 	pf.allow_dirty_harness = allow_dirty;
+	pf.json = rn.progress == PROGRESS_JSON;
 	if (cb_preflight_run(&pf, stdout) > 0) {
 		cb_fail(err, "preflight refused the batch: %zu check%s failed (%s); nothing was written", pf.failed,
 			pf.failed == 1 ? "" : "s", pf.failed_names);
@@ -478,9 +665,6 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	rn.root = output;
 	rn.tasks = json_object_get(pf.matrix, "tasks");
 	rn.ntasks = json_array_size(rn.tasks);
-	rn.t0_ms = cb_mono_ms();
-	rn.progress = quiet ? PROGRESS_QUIET : json_progress ? PROGRESS_JSON
-				: isatty(STDOUT_FILENO) ? PROGRESS_LIVE : PROGRESS_LINES;
 	res = calloc(rn.ntasks ? rn.ntasks : 1, sizeof(*res));
 	if (!res)
 		goto out;
@@ -491,7 +675,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		char *inv = slash ? cb_strdupf("%.*s/%s", (int)(slash - matrix), matrix, CB_FROZEN_INVENTORY)
 				  : strdup(CB_FROZEN_INVENTORY);
 		char *tmp = cb_strdupf("%s.tmp.XXXXXX", output);
-		int ok = inv && tmp && mkdtemp(tmp) && copy_frozen(manifest, tmp, "manifest.json", err) == 0 &&
+		int ok = inv && tmp && cb_mkdir_parent(output, 0755, err) == 0 && mkdtemp(tmp) && copy_frozen(manifest, tmp, "manifest.json", err) == 0 &&
 			 copy_frozen(matrix, tmp, "task-matrix.json", err) == 0 &&
 			 copy_frozen(inv, tmp, CB_FROZEN_INVENTORY, err) == 0 && chmod(tmp, 0755) == 0 &&
 			 rename(tmp, output) == 0;
@@ -516,21 +700,26 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		rn.procs[c].child = (struct cb_child)CB_CHILD_INIT;
 	}
 	for (i = first; i < rn.ntasks; i++) {
-		if (stop_after > 0 && i > first && cb_mono_ms() - rn.t0_ms >= stop_after * 1000) {
-			printf("stopped after %zu of %zu tasks (--stop-after %lld); continue with --resume\n", i,
-			       rn.ntasks, stop_after);
+		int t = run_task(&rn, i, json_array_get(rn.tasks, i), &res[i], err);
+		if (t < 0)
+			goto out;
+		if (t > 0) {
+			if (rn.progress == PROGRESS_LIVE)
+				printf("\r\033[K");
+			note(&rn, json_pack("{s:s, s:I, s:I, s:s}", "event", "stopped", "tasks_done", (json_int_t)i,
+					    "tasks", (json_int_t)rn.ntasks, "why", rn.stop),
+			     "stopped after %zu of %zu tasks: %s; continue with --resume", i, rn.ntasks, rn.stop);
 			rc = CB_EXIT_STOPPED;
 			goto out;
 		}
-		if (run_task(&rn, i, json_array_get(rn.tasks, i), &res[i], err) < 0)
-			goto out;
 	}
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_stop(&rn.procs[c]);
 	if (write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), err) < 0 ||
 	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 || cb_seal(output, err) < 0)
 		goto out;
-	printf("run: %zu tasks, sealed %s\n", rn.ntasks, output);
+	note(&rn, json_pack("{s:s, s:I, s:s}", "event", "sealed", "tasks", (json_int_t)rn.ntasks, "root", output),
+	     "run: %zu tasks, sealed %s", rn.ntasks, output);
 	rc = CB_EXIT_OK;
 	if (fail_set[0]) {
 		size_t hits = 0;
@@ -543,6 +732,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		}
 	}
 out:
+	cb_args_release(&args);
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_free(&rn.procs[c]);
 	for (i = 0; res && i < rn.ntasks; i++)

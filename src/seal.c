@@ -452,15 +452,14 @@ static const struct cb_cmd_spec verify_spec = {
 int cmd_verify(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_verify_report rep;
-	char **pos = NULL;
-	size_t npos;
-	int rc = cb_parse_opts(&verify_spec, argc, argv, &pos, &npos, err);
+	struct cb_args args = CB_ARGS_INIT;
+	int rc = cb_parse_opts(&verify_spec, argc, argv, &args, err);
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	rc = cb_verify(pos[0], &rep, err);
+	rc = cb_verify(args.pos[0], &rep, err);
 	if (rc < 0) {
-		free(pos);
+		cb_args_release(&args);
 		return CB_EXIT_FAIL;
 	}
 	print_list("changed", rep.changed, rep.nchanged);
@@ -468,14 +467,14 @@ int cmd_verify(int argc, char **argv, struct cb_err *err)
 	print_list("extra", rep.extra, rep.nextra);
 	print_list("symlink", rep.links, rep.nlinks);
 	if (cb_verify_holds(&rep)) {
-		printf("verify: %s: seal holds (%zu files)\n", pos[0], rep.nfiles);
+		printf("verify: %s: seal holds (%zu files)\n", args.pos[0], rep.nfiles);
 		rc = CB_EXIT_OK;
 	} else {
 		cb_fail(err, "%s: seal does not hold: %zu changed, %zu missing, %zu extra, %zu symlinks",
-			pos[0], rep.nchanged, rep.nmissing, rep.nextra, rep.nlinks);
+			args.pos[0], rep.nchanged, rep.nmissing, rep.nextra, rep.nlinks);
 		rc = CB_EXIT_VERIFY;
 	}
 	cb_verify_report_free(&rep);
-	free(pos);
+	cb_args_release(&args);
 	return rc;
 }

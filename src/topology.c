@@ -963,10 +963,9 @@ static const char topology_about[] =
 int cmd_topology(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_topology t;
-	char **pos = NULL;
+	struct cb_args args = CB_ARGS_INIT;
 	char *text = NULL;
 	json_t *j = NULL;
-	size_t npos;
 	long long opt_floor = 0;
 	const char *opt_op = CB_DEFAULT_TOPOLOGY_OP;
 	const struct cb_opt opts[] = {
@@ -976,7 +975,7 @@ int cmd_topology(int argc, char **argv, struct cb_err *err)
 	};
 	const struct cb_cmd_spec spec = { "topology", "CELL_DIR [--floor N] [--op OP]", topology_about,
 					  opts, 1, 1 };
-	int rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
@@ -985,11 +984,11 @@ int cmd_topology(int argc, char **argv, struct cb_err *err)
 			cb_fail(err, "--floor: '%lld' is not a count >= 0", opt_floor);
 		else
 			cb_prefix(err, "--op");
-		free(pos);
+		cb_args_release(&args);
 		return CB_EXIT_USAGE;
 	}
-	rc = cb_topology_scan(pos[0], opt_op, opt_floor, &t, err);
-	free(pos);
+	rc = cb_topology_scan(args.pos[0], opt_op, opt_floor, &t, err);
+	cb_args_release(&args);
 	if (rc < 0)
 		return CB_EXIT_FAIL;
 	j = cb_topology_json(&t);

@@ -584,31 +584,30 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 	const json_t *task = NULL, *t;
 	json_t *mx = NULL, *req = NULL;
 	enum cb_outcome outcome;
-	char **pos = NULL;
-	size_t npos, i;
+	struct cb_args args = CB_ARGS_INIT;
+	size_t i;
 	int p, c, rc;
 	const struct cb_opt opts[] = {
-		{ "manifest", CB_OPT_STR, &manifest, "FILE", "FROZEN/manifest.json (required)" },
-		{ "task-matrix", CB_OPT_STR, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
+		{ "manifest", CB_OPT_PATH, &manifest, "FILE", "FROZEN/manifest.json (required)" },
+		{ "task-matrix", CB_OPT_PATH, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
 		{ "task", CB_OPT_STR, &task_id, "ID", "task id (required)" },
 		{ "cell", CB_OPT_STR, &cell, "NAME", "cell name (required)" },
 		{ "phase", CB_OPT_STR, &phase, "correctness|a|b", "phase (required)" },
-		{ "corpus", CB_OPT_STR, &corpus, "DIR", "the corpus root (required)" },
-		{ "build-root", CB_OPT_STR, &build_root, "DIR", "the compiler's root (required)" },
-		{ "out", CB_OPT_STR, &out, "DIR", "the task folder to write into (required)" },
-		{ "worker", CB_OPT_STR, &worker, "CMD", "worker session command" },
-		{ "backends", CB_OPT_STR, &backends, "DIR", "folder of backend files" },
+		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root (required)" },
+		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the compiler's root (required)" },
+		{ "out", CB_OPT_PATH, &out, "DIR", "the task folder to write into (required)" },
+		{ "worker", CB_OPT_CMD, &worker, "CMD", "worker session command" },
+		{ "backends", CB_OPT_PATH, &backends, "DIR", "folder of backend files" },
 		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable" },
-		{ "python", CB_OPT_STR, &python, "PATH", "interpreter (default python3)" },
+		{ "python", CB_OPT_PROG, &python, "PATH", "interpreter (default python3)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "worker", "--manifest F --task-matrix F --task ID --cell NAME --phase P --corpus D --build-root D --out DIR",
 					  worker_about, opts, 0, 0 };
 
-	rc = cb_parse_opts(&spec, argc, argv, &pos, &npos, err);
+	rc = cb_parse_opts(&spec, argc, argv, &args, err);
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	free(pos);
 	memset(&m, 0, sizeof(m));
 	memset(&backend, 0, sizeof(backend));
 	memset(&ctx, 0, sizeof(ctx));
@@ -616,14 +615,16 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 	cp.child = (struct cb_child)CB_CHILD_INIT;
 	if (!manifest || !matrix || !task_id || !cell || !phase || !corpus || !build_root || !out) {
 		cb_fail(err, "--manifest, --task-matrix, --task, --cell, --phase, --corpus, --build-root and --out are required");
-		return CB_EXIT_USAGE;
+		rc = CB_EXIT_USAGE;
+		goto out;
 	}
 	for (p = 0; p < CB_NPHASES; p++)
 		if (strcmp(phase, cb_phase_name((enum cb_phase)p)) == 0)
 			break;
 	if (p == CB_NPHASES) {
 		cb_fail(err, "--phase: expected correctness, a or b, got '%s'", phase);
-		return CB_EXIT_USAGE;
+		rc = CB_EXIT_USAGE;
+		goto out;
 	}
 	rc = CB_EXIT_FAIL;
 	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(backends, m.backend, &backend, err) < 0 ||
@@ -658,6 +659,7 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 	if (rc != CB_EXIT_OK)
 		cb_fail(err, "%s %s %s: %s", task_id, cell, phase, cb_outcome_name(outcome));
 out:
+	cb_args_release(&args);
 	cb_cell_proc_free(&cp);
 	cb_worker_ctx_release(&ctx);
 	json_decref(req);

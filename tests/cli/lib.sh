@@ -8,6 +8,7 @@
 #   $CALIBER          the binary under test
 #   $CALIBER_ROOT     the repository
 #   expect_refusal CODE MESSAGE_FILE cmd...   exit status CODE and stderr exactly the file
+#                     (@CWD@ in it standing for the current directory)
 #   expect_empty DIR  DIR does not exist or is empty
 set -u
 : "${CALIBER:?run through tests/run.sh}"
@@ -34,8 +35,11 @@ expect_refusal() {
 	if [ "$rc" -ne "$code" ]; then
 		echo "exit status $rc, expected $code"; cat "$T/.err"; return 1
 	fi
-	if ! cmp -s "$msg" "$T/.err"; then
-		echo "stderr differs:"; diff "$msg" "$T/.err"; return 1
+	# @CWD@ in the expected message stands for the directory of the case:
+	# caliber names every path absolute.
+	sed "s|@CWD@|$PWD|g" "$msg" >"$T/.want"
+	if ! cmp -s "$T/.want" "$T/.err"; then
+		echo "stderr differs:"; diff "$T/.want" "$T/.err"; return 1
 	fi
 }
 expect_empty() {

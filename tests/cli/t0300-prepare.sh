@@ -52,7 +52,7 @@ test_expect_success 'freezing twice gives the same bytes' '
 test_expect_success 'a second freeze into the same root is refused and changes nothing' '
 	$CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --output-root out >/dev/null &&
 	sha256sum out/example-rlc-canary/* >before &&
-	printf "caliber: prepare: out/example-rlc-canary: already exists; refusing to overwrite a frozen campaign\n" >want &&
+	printf "caliber: prepare: @CWD@/out/example-rlc-canary: already exists; refusing to overwrite a frozen campaign\n" >want &&
 	expect_refusal 1 want $CALIBER prepare "$ex" --inventory-dir "$golden/inventory" --output-root out &&
 	sha256sum out/example-rlc-canary/* >after && cmp before after &&
 	test "$(ls out)" = example-rlc-canary
@@ -105,14 +105,14 @@ test_expect_success '--selection all refuses the canary of another manifest' "
 	cp '$ex' other.json && echo ' ' >>other.json &&
 	fake_canary other.json 'G' &&
 	sha_this=\$(sha256sum '$ex' | cut -d' ' -f1) && sha_other=\$(sha256sum other.json | cut -d' ' -f1) &&
-	printf \"caliber: prepare: --canary-receipt: canary/campaign.json is from another manifest (sha256 %s, this one %s)\\n\" \$sha_other \$sha_this >want &&
+	printf \"caliber: prepare: --canary-receipt: @CWD@/canary/campaign.json is from another manifest (sha256 %s, this one %s)\\n\" \$sha_other \$sha_this >want &&
 	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/tests/golden/prepare/inventory' --selection all --canary-receipt canary/campaign.json --output-root out
 "
 
 test_expect_success '--selection all refuses a receipt that is not a canary run' "
 	$fake_canary
 	fake_canary '$ex' 'G' all &&
-	printf \"caliber: prepare: --canary-receipt: canary/campaign.json is a 'all' run, not a canary run\\n\" >want &&
+	printf \"caliber: prepare: --canary-receipt: @CWD@/canary/campaign.json is a 'all' run, not a canary run\\n\" >want &&
 	expect_refusal 1 want \$CALIBER prepare '$ex' --inventory-dir '$CALIBER_ROOT/tests/golden/prepare/inventory' --selection all --canary-receipt canary/campaign.json --output-root out
 "
 

@@ -55,6 +55,6 @@ test_expect_success 'a file mode other than the executable bit does not matter (
 "
 
 test_expect_success 'a missing directory is refused' '
-	printf "caliber: digest: nope: not a directory\n" >want &&
+	printf "caliber: digest: @CWD@/nope: not a directory\n" >want &&
 	expect_refusal 1 want $CALIBER digest nope
 '

@@ -57,9 +57,9 @@ test_expect_success 'a variant without a row and a row without IR: joinable fals
 
 test_expect_success 'a missing ir/index.tsv is refused' '
 	mkdir -p cell/ir/AAAA &&
-	printf "caliber: topology: cell/ir/index.tsv: No such file or directory\n" >want &&
+	printf "caliber: topology: @CWD@/cell/ir/index.tsv: No such file or directory\n" >want &&
 	expect_refusal 1 want $CALIBER topology cell &&
-	printf "caliber: topology: nowhere/ir/index.tsv: No such file or directory\n" >want &&
+	printf "caliber: topology: @CWD@/nowhere/ir/index.tsv: No such file or directory\n" >want &&
 	expect_refusal 1 want $CALIBER topology nowhere
 '
 
@@ -67,13 +67,13 @@ test_expect_success 'a malformed index is refused, naming the file, line and fie
 	$mkcell
 	mkcell cell &&
 	printf 'AAAA\t_copy_kernel\t-1\t0\n' >>cell/ir/index.tsv &&
-	printf \"caliber: topology: cell/ir/index.tsv:5: variant 'AAAA' is already listed at line 2\n\" >want &&
+	printf \"caliber: topology: @CWD@/cell/ir/index.tsv:5: variant 'AAAA' is already listed at line 2\n\" >want &&
 	expect_refusal 1 want \$CALIBER topology cell &&
 	printf 'variant\tkernel\tlaunches\ttuning_launches\nAAAA\t_k\t-1\t0\n' >cell/ir/index.tsv &&
-	printf \"caliber: topology: cell/ir/index.tsv:2: launches: '-1' is not a count >= 0\n\" >want &&
+	printf \"caliber: topology: @CWD@/cell/ir/index.tsv:2: launches: '-1' is not a count >= 0\n\" >want &&
 	expect_refusal 1 want \$CALIBER topology cell &&
 	printf 'variant\tkernel\tlaunches\n' >cell/ir/index.tsv &&
-	printf \"caliber: topology: cell/ir/index.tsv:1: missing column 'tuning_launches'\n\" >want &&
+	printf \"caliber: topology: @CWD@/cell/ir/index.tsv:1: missing column 'tuning_launches'\n\" >want &&
 	expect_refusal 1 want \$CALIBER topology cell
 "
 

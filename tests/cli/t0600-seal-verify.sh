@@ -10,7 +10,7 @@ export spec
 test_expect_success 'a sealed run verifies and is read-only' '
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
 	$CALIBER verify run >out &&
-	grep -q "^verify: run: seal holds (" out &&
+	grep -q "^verify: $PWD/run: seal holds (" out &&
 	test -z "$(find run -perm -u+w)" &&
 	head -1 run/SHA256SUMS | grep -Eq "^[0-9a-f]{64}  [^ ]"
 '
@@ -29,7 +29,7 @@ test_expect_success 'a one-byte change is named' '
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run && chmod -R u+w run &&
 	f=run/tasks/softmax_rows/cells/a-candidate/ir/MEASURED/k_main.ttgir &&
 	printf "X" | dd of=$f bs=1 seek=10 conv=notrunc 2>/dev/null &&
-	printf "caliber: verify: run: seal does not hold: 1 changed, 0 missing, 0 extra, 0 symlinks\n" >want &&
+	printf "caliber: verify: @CWD@/run: seal does not hold: 1 changed, 0 missing, 0 extra, 0 symlinks\n" >want &&
 	expect_refusal 6 want $CALIBER verify run &&
 	grep -qx "changed: tasks/softmax_rows/cells/a-candidate/ir/MEASURED/k_main.ttgir" "$T/.out"
 '
@@ -62,12 +62,12 @@ test_expect_success 'sealing refuses a tree holding a symlink' '
 
 test_expect_success 'a folder that was never sealed is refused' '
 	mkdir plain && echo a >plain/a &&
-	printf "caliber: verify: plain: not sealed (no SHA256SUMS)\n" >want &&
+	printf "caliber: verify: @CWD@/plain: not sealed (no SHA256SUMS)\n" >want &&
 	expect_refusal 1 want $CALIBER verify plain
 '
 
 test_expect_success 'a malformed SHA256SUMS is refused with its line' '
 	mkdir bad && echo a >bad/a && printf "nothex  a\n" >bad/SHA256SUMS &&
-	printf "caliber: verify: bad/SHA256SUMS:1: not a sha256sum line\n" >want &&
+	printf "caliber: verify: @CWD@/bad/SHA256SUMS:1: not a sha256sum line\n" >want &&
 	expect_refusal 1 want $CALIBER verify bad
 '

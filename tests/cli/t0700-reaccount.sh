@@ -18,9 +18,9 @@ test_expect_success 'at the run own floor every count and verdict is reproduced'
 test_expect_success 'floor 0 brings in input kernels: a new reduction becomes X, never G or C' '
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
 	$CALIBER reaccount run --floor 0 --output d0 >out &&
-	cmp "$golden/floor0.stdout" out &&
+	sed "s|@CWD@|$PWD|g" "$golden/floor0.stdout" | cmp - out &&
 	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d.pop(\"caliber\"); print(json.dumps(d, indent=2, sort_keys=True))" \
-		d0/derived.json >derived &&
+		d0/derived.json | sed "s|$PWD/|@CWD@/|g" >derived &&
 	cmp "$golden/floor0.derived.json" derived &&
 	cmp "$golden/floor0.matrix.md" d0/matrix.md
 '
@@ -52,21 +52,21 @@ refusal() {
 }
 
 refusal 'an output equal to the run root is refused' 'true' \
-	"caliber: reaccount: --output run: inside the run root \$PWD/run (a derived run is always written outside it)" 1 run 'true'
+	"caliber: reaccount: --output \$PWD/run: inside the run root \$PWD/run (a derived run is always written outside it)" 1 run 'true'
 refusal 'an output inside the run root is refused' 'true' \
-	"caliber: reaccount: --output run/tasks/derived: inside the run root \$PWD/run (a derived run is always written outside it)" 1 run/tasks/derived 'test ! -e run/tasks/derived'
+	"caliber: reaccount: --output \$PWD/run/tasks/derived: inside the run root \$PWD/run (a derived run is always written outside it)" 1 run/tasks/derived 'test ! -e run/tasks/derived'
 refusal 'an output through a symlink into the run root is refused' 'ln -s run/tasks alias' \
-	"caliber: reaccount: --output alias/derived: inside the run root \$PWD/run (a derived run is always written outside it)" 1 alias/derived 'test ! -e run/tasks/derived'
+	"caliber: reaccount: --output \$PWD/alias/derived: inside the run root \$PWD/run (a derived run is always written outside it)" 1 alias/derived 'test ! -e run/tasks/derived'
 refusal 'an output that climbs back in with .. is refused' 'mkdir -p x' \
-	"caliber: reaccount: --output x/../run/d: inside the run root \$PWD/run (a derived run is always written outside it)" 1 x/../run/d 'true'
+	"caliber: reaccount: --output \$PWD/x/../run/d: inside the run root \$PWD/run (a derived run is always written outside it)" 1 x/../run/d 'true'
 refusal 'a folder with no campaign receipt is refused' 'chmod -R u+w run && rm run/campaign.json' \
-	"caliber: reaccount: run: no campaign receipt (campaign.json): not a run root" 1 out 'test ! -e out'
+	"caliber: reaccount: \$PWD/run: no campaign receipt (campaign.json): not a run root" 1 out 'test ! -e out'
 refusal 'an unsealed run is refused' 'chmod -R u+w run && rm run/SHA256SUMS' \
-	"caliber: reaccount: run: not sealed (no SHA256SUMS)" 1 out 'test ! -e out'
+	"caliber: reaccount: \$PWD/run: not sealed (no SHA256SUMS)" 1 out 'test ! -e out'
 refusal 'a tampered run is refused, naming the file' 'chmod -R u+w run && echo >>run/tasks/gelu_bwd/task.json' \
-	"caliber: reaccount: run: seal does not hold: changed: tasks/gelu_bwd/task.json" 1 out 'test ! -e out'
+	"caliber: reaccount: \$PWD/run: seal does not hold: changed: tasks/gelu_bwd/task.json" 1 out 'test ! -e out'
 refusal 'an output that already holds files is refused' 'mkdir out && echo keep >out/file' \
-	"caliber: reaccount: --output out: already exists and is not an empty directory; refusing to overwrite" 1 out 'test "$(cat out/file)" = keep'
+	"caliber: reaccount: --output \$PWD/out: already exists and is not an empty directory; refusing to overwrite" 1 out 'test "$(cat out/file)" = keep'
 
 test_expect_success 'a receipt its evidence does not reproduce fails equivalence, first task in run order named' '
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
@@ -76,7 +76,7 @@ test_expect_success 'a receipt its evidence does not reproduce fails equivalence
 	sed "s/^  \"verdict\": \"B\"$/  \"verdict\": \"C\"/" run/tasks/gelu_bwd/task.json >t &&
 	mv t run/tasks/gelu_bwd/task.json &&
 	"$CALIBER_TOOLS/cbtest" seal run &&
-	printf "%s\n" "caliber: reaccount: run: equivalence fails at the run'"'"'s own floor 1: task gelu_bwd: sealed C (no-reduction), recomputed B (no-reduction)" >want &&
+	printf "%s\n" "caliber: reaccount: $PWD/run: equivalence fails at the run'"'"'s own floor 1: task gelu_bwd: sealed C (no-reduction), recomputed B (no-reduction)" >want &&
 	expect_refusal 1 want $CALIBER reaccount run --floor 0 --output out &&
 	printf "%s\n" "equivalence: fails: task gelu_bwd: sealed C (no-reduction), recomputed B (no-reduction)" >want &&
 	cmp want "$T/.out" &&

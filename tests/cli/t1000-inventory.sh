@@ -39,7 +39,7 @@ test_expect_success 'the same tree elsewhere gives the same bytes; -o and --outp
 test_expect_success 'a FILE inside the corpus is written, with a warning that the digest predates it' '
 	cp -R "$D/per-category" c &&
 	$CALIBER inventory --corpus c -o c/inv.csv >/dev/null 2>stderr &&
-	grep -q "^caliber: inventory: warning: c/inv.csv lies inside the corpus" stderr &&
+	grep -q "^caliber: inventory: warning: $PWD/c/inv.csv lies inside the corpus" stderr &&
 	grep -q ",$($CALIBER digest "$D/per-category")\$" c/inv.csv
 '
 
@@ -63,7 +63,7 @@ test_expect_success 'prepare takes the written inventory: dtypes * admits any dt
 	      'add float16,float64 benchmark/test_add.py::TestAdd::test_perf' &&
 	\$CALIBER prepare m.json --inventory-dir inv --dry-run >/dev/null &&
 	mkman 'add int8 benchmark/test_add.py::TestAdd::test_perf' &&
-	printf '%s\n' \"caliber: prepare: m.json: workloads[0].dtypes: 'int8' is not among the inventory's dtypes for op 'add' (float16;float32;float64)\" >want &&
+	printf '%s\n' \"caliber: prepare: @CWD@/m.json: workloads[0].dtypes: 'int8' is not among the inventory's dtypes for op 'add' (float16;float32;float64)\" >want &&
 	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run
 "
 
@@ -82,16 +82,16 @@ test_expect_success 'prepare checks the optional columns where they are present'
 	cp '$CALIBER_ROOT/tests/bad/base/manifest.json' m.json &&
 	setcol 8 per-category layout && \$CALIBER prepare m.json --inventory-dir inv --dry-run >/dev/null &&
 	setcol 8 flat layout &&
-	printf '%s\n' \"caliber: prepare: inv/inventory_main.csv:2: layout 'flat' is neither per-operator nor per-category\" >want &&
+	printf '%s\n' \"caliber: prepare: @CWD@/inv/inventory_main.csv:2: layout 'flat' is neither per-operator nor per-category\" >want &&
 	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run &&
 	setcol 8 ABC corpus_tree_sha256 &&
-	printf '%s\n' \"caliber: prepare: inv/inventory_main.csv:2: corpus_tree_sha256 'ABC' is not 64 lowercase hex digits\" >want &&
+	printf '%s\n' \"caliber: prepare: @CWD@/inv/inventory_main.csv:2: corpus_tree_sha256 'ABC' is not 64 lowercase hex digits\" >want &&
 	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run &&
 	setcol 6 '*;float16' &&
-	printf '%s\n' \"caliber: prepare: inv/inventory_main.csv:2: dtypes '*' (any dtype) must stand alone, not in '*;float16'\" >want &&
+	printf '%s\n' \"caliber: prepare: @CWD@/inv/inventory_main.csv:2: dtypes '*' (any dtype) must stand alone, not in '*;float16'\" >want &&
 	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run &&
 	setcol 8 x colour &&
-	printf '%s\n' \"caliber: prepare: inv/inventory_main.csv:1: unknown column 'colour'\" >want &&
+	printf '%s\n' \"caliber: prepare: @CWD@/inv/inventory_main.csv:1: unknown column 'colour'\" >want &&
 	expect_refusal 1 want \$CALIBER prepare m.json --inventory-dir inv --dry-run
 "
 
@@ -124,7 +124,7 @@ test_expect_success 'a file that is not UTF-8 is refused at the line of its firs
 	mkdir -p c/benchmark c/tests &&
 	cp "$D/bad/no-tests-folder/benchmark/test_x.py" c/benchmark/ &&
 	printf "import pytest\n\n# caf\351 au lait\n" >c/tests/test_x.py &&
-	printf "%s\n" "caliber: inventory: c/tests/test_x.py:3: not UTF-8 (byte 0xe9)" >want &&
+	printf "%s\n" "caliber: inventory: @CWD@/c/tests/test_x.py:3: not UTF-8 (byte 0xe9)" >want &&
 	expect_refusal 1 want $CALIBER inventory --corpus c -o inv.csv &&
 	test ! -e inv.csv
 '
@@ -137,15 +137,15 @@ test_expect_success 'a refusal leaves an existing FILE as it was' '
 
 test_expect_success 'a FILE that is a folder or a link is refused, not replaced' '
 	mkdir d && ln -s inv.csv link &&
-	printf "%s\n" "caliber: inventory: -o d: exists and is not a regular file" >want &&
+	printf "%s\n" "caliber: inventory: -o @CWD@/d: exists and is not a regular file" >want &&
 	expect_refusal 1 want $CALIBER inventory --corpus "$D/per-operator" -o d &&
-	printf "%s\n" "caliber: inventory: -o link: exists and is not a regular file" >want &&
+	printf "%s\n" "caliber: inventory: -o @CWD@/link: exists and is not a regular file" >want &&
 	expect_refusal 1 want $CALIBER inventory --corpus "$D/per-operator" -o link &&
 	test -d d && test -L link && test ! -e inv.csv
 '
 
 test_expect_success 'a corpus that is not a directory, and a command line without -o, are refused' '
-	printf "%s\n" "caliber: inventory: nope: not a directory" >want &&
+	printf "%s\n" "caliber: inventory: @CWD@/nope: not a directory" >want &&
 	expect_refusal 1 want $CALIBER inventory --corpus nope -o inv.csv &&
 	printf "%s\n" "caliber: inventory: --corpus DIR and -o FILE are both needed (see caliber inventory --help)" >want &&
 	expect_refusal 2 want $CALIBER inventory --corpus "$D/per-operator" &&

@@ -36,13 +36,15 @@ test_expect_success 'derived run: sealed and derived verdicts side by side, what
 	python3 "$check" wellformed d.html >/dev/null
 '
 
-test_expect_success 'a derived run is found from elsewhere with --run' '
+test_expect_success 'a derived run finds its run from anywhere; --run names a run that moved' '
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
 	$CALIBER reaccount run --floor 0 --output d0 >/dev/null &&
 	mkdir sub && cd sub &&
-	printf "caliber: report: ../d0/derived.json: run.root '"'"'run'"'"' is not a run root seen from here (no campaign.json); name it with --run DIR\n" >want &&
+	$CALIBER report ../d0 >out && cmp "$golden/basic-floor0.txt" out &&
+	cd .. && mv run moved && cd sub &&
+	printf "caliber: report: %s/../d0/derived.json: run.root '"'"'%s/run'"'"' is not a run root (no campaign.json); name it with --run DIR\n" "$PWD" "${PWD%/sub}" >want &&
 	expect_refusal 1 want $CALIBER report ../d0 &&
-	$CALIBER report ../d0 --run ../run >out &&
+	$CALIBER report ../d0 --run ../moved >out &&
 	cmp "$golden/basic-floor0.txt" out
 '
 
@@ -50,7 +52,7 @@ test_expect_success 'HTML is well formed, self-contained and links every receipt
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
 	mkdir sub &&
 	$CALIBER report run -o sub/r.html >out &&
-	grep -qx "report: wrote sub/r.html (html, 7 tasks; seal holds (161 files))" out &&
+	grep -qx "report: wrote $PWD/sub/r.html (html, 7 tasks; seal holds (161 files))" out &&
 	python3 "$check" wellformed sub/r.html &&
 	python3 "$check" links sub/r.html &&
 	grep -q "href=\"../run/tasks/softmax_rows/cells/a-off/timing.jsonl\"" sub/r.html &&
@@ -127,14 +129,14 @@ refusal() {
 }
 
 refusal 'a folder that is not a run root is refused' 'mkdir empty' \
-	"caliber: report: empty: neither a run root (no campaign.json) nor a derived run (no derived.json)" 1 empty
+	"caliber: report: \$PWD/empty: neither a run root (no campaign.json) nor a derived run (no derived.json)" 1 empty
 refusal 'a path that is not a directory is refused' 'true' \
-	"caliber: report: nope: not a directory" 1 nope
+	"caliber: report: \$PWD/nope: not a directory" 1 nope
 refusal 'an unknown --format is refused' 'true' \
 	"caliber: report: --format: '"'"'pdf'"'"' is not one of text, md, html" 2 "run --format pdf"
 refusal 'a bad --fail-on is refused' 'true' \
 	"caliber: report: --fail-on: '"'"'Q'"'"' is not a verdict (X, K, B, G, R, C)" 2 "run --fail-on K,Q"
 refusal '-o inside the run root is refused' 'true' \
-	"caliber: report: -o run/r.html: inside the run root \$PWD/run (a sealed run is never written to)" 1 "run -o run/r.html"
+	"caliber: report: -o \$PWD/run/r.html: inside the run root \$PWD/run (a sealed run is never written to)" 1 "run -o run/r.html"
 refusal '--run on a sealed run is a usage error' 'true' \
-	"caliber: report: --run DIR applies to a derived run only, and run holds no derived.json" 2 "run --run run"
+	"caliber: report: --run DIR applies to a derived run only, and \$PWD/run holds no derived.json" 2 "run --run run"

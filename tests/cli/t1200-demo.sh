@@ -1,23 +1,34 @@
 #!/bin/sh
 # caliber demo without a GPU: it says so, verifies the shipped H200 run,
-# re-accounts it at floors 1 and 0 (equivalence holds) and prints its matrix.
+# re-accounts it at floors 1 and 0 (equivalence holds), prints its matrix and
+# keeps everything, an HTML report included, in a folder it names.
 . "$(dirname "$0")/lib.sh"
 
-test_expect_success 'the offline demo replays the shipped sealed H200 campaign' '
+test_expect_success 'the offline demo replays the shipped sealed H200 campaign and keeps what it made' '
 	$CALIBER demo --offline --output kept >out &&
 	grep -q "^caliber demo: offline (--offline):" out &&
 	grep -q "seal holds (2453 files)" out &&
 	test "$(grep -c "^equivalence: holds (32 tasks reproduced at the run'"'"'s own floor 1)$" out)" = 2 &&
 	test "$(grep -c "^| .* | \*\*G\*\* stable-gain |" out)" = 5 &&
 	test "$(grep -c "^| .* | \*\*B\*\* no-reduction |" out)" = 27 &&
-	test -f kept/floor0/derived.json && test -f kept/floor1/matrix.md
+	test -f kept/floor0/derived.json && test -f kept/floor1/matrix.md &&
+	head -1 kept/report.html | grep -qx "<!DOCTYPE html>" &&
+	tail -1 out | grep -qx "caliber demo: kept $PWD/kept (report.html: the run.s report as one HTML file)"
 '
 
-test_expect_success 'without a GPU the demo says why it stays offline' '
+test_expect_success 'without a GPU the demo says why, and its default folder is ./caliber-demo-<UTC time>' '
 	mkdir bin &&
 	printf "#!/bin/sh\necho \"ModuleNotFoundError: No module named torch\" >&2\nexit 1\n" >bin/python3 &&
 	chmod +x bin/python3 &&
 	PATH="$PWD/bin:$PATH" $CALIBER demo >out &&
 	grep -qx "caliber demo: offline (python3 cannot use a GPU with Triton: ModuleNotFoundError: No module named torch):" out &&
-	grep -q "verdict matrix of campaigns/demo-h200/runs/all" out
+	grep -q "^verdict matrix of $CALIBER_ROOT/campaigns/demo-h200/runs/all (sealed on an NVIDIA H200):" out &&
+	set -- caliber-demo-2*Z && test $# -eq 1 && test -d "$1" &&
+	echo "$1" | grep -Eqx "caliber-demo-[0-9]{8}T[0-9]{6}Z" &&
+	test -f "$1/report.html" && test -f "$1/floor0/derived.json" &&
+	grep -qx "  replaying the sealed H200 campaign shipped in campaigns/demo-h200/runs/all into $PWD/$1" out
+'
+
+test_expect_success 'the demo folders are ignored by git, so that a second demo finds the tree clean' '
+	cd "$CALIBER_ROOT" && git check-ignore -q caliber-demo-20261201T071439Z/run-canary/tasks
 '

@@ -14,6 +14,17 @@ path of the runner:
     crash.py DATA TASK             dies by SIGSEGV in the control's round a of TASK
     unjoinable.py DATA TASK        leaves a variant without index row in the candidate's round a
     replay_miss.py DATA TASK       the candidate's round a finds no recorded autotune config
+    slow.py DATA TASK SECONDS      sleeps SECONDS in the baseline's correctness of TASK
+    kill_runner.py DATA K [TASK SECONDS]
+                                   SIGKILLs caliber (its parent) when the baseline's worker gets
+                                   its K-th request (K = 0: when that worker's stdin ends, after
+                                   the last task); optionally slow as above
+
+Like the real worker session (caliber_pytest.session) they serve each request
+from the cell's private working directory CALIBER_WORK_DIR, so a relative path
+in a request would be resolved against the wrong folder, as it would be there;
+and like the autotune_record plugin, a replaying cell reads the baseline's
+record and fails when it cannot.
 """
 
 import json
@@ -55,6 +66,20 @@ def write_cell(cell_dir, spec, role, phase, repeats, rows):
                                 "clocks": {"before": None, "after": None}}, sort_keys=True) + "\n")
 
 
+def replay_record_readable(env):
+    """What the autotune_record plugin checks first in a replaying cell: the
+    baseline's record (CALIBER_AUTOTUNE_FILE) can be read. It says why not."""
+    if env["CALIBER_AUTOTUNE_MODE"] != "replay":
+        return True
+    try:
+        with open(env["CALIBER_AUTOTUNE_FILE"]) as f:
+            f.read()
+        return True
+    except OSError as e:
+        print(f"caliber_pytest.autotune_record: cannot read the record to replay: {e}", flush=True)
+        return False
+
+
 def handle(request, data, misbehave):
     """Serve one request; returns the pytest exit code to reply."""
     env = request["env"]
@@ -68,10 +93,14 @@ def handle(request, data, misbehave):
         time.sleep(3600)
     if misbehave.get("crash") == here:
         os.kill(os.getpid(), signal.SIGSEGV)
+    if misbehave.get("slow") == (task, "correctness", role):
+        time.sleep(misbehave["seconds"])
     if env["CALIBER_AUTOTUNE_MODE"] == "record":
         with open(env["CALIBER_AUTOTUNE_FILE"], "w") as f:
             f.write(json.dumps({"kernel": f"ops:{task}", "key": "(4096,)", "config": {"kwargs": {"BLOCK": 128},
                                 "num_warps": 4, "num_stages": 2, "num_ctas": 1, "maxnreg": None}}) + "\n")
+    elif not replay_record_readable(env):
+        return 4
     if misbehave.get("replay_miss") == here:
         with open(os.path.join(cell_dir, "replay_miss.json"), "w") as f:
             json.dump({"kernel": f"ops:{task}", "key": "(8192,)"}, f)
@@ -93,13 +122,44 @@ def main(misbehave_kind=None):
     with open(os.path.join(data_dir, "cells.json")) as f:
         data = json.load(f)
     misbehave = {}
-    if misbehave_kind:
+    if misbehave_kind == "kill_runner":
+        misbehave["kill_at"] = int(sys.argv[2])
+        if len(sys.argv) > 4:
+            misbehave["slow"] = (sys.argv[3], "correctness", "baseline")
+            misbehave["seconds"] = float(sys.argv[4])
+    elif misbehave_kind == "slow":
+        misbehave["slow"] = (sys.argv[2], "correctness", "baseline")
+        misbehave["seconds"] = float(sys.argv[3])
+    elif misbehave_kind:
         task = sys.argv[2]
         role = {"crash": "control"}.get(misbehave_kind, "candidate")
         misbehave[misbehave_kind] = (task, "a", role)
+    seen = []
+
+    def answer(request):
+        if request["env"]["CALIBER_ROLE"] == "baseline":
+            seen.append(request)
+            if len(seen) == misbehave.get("kill_at"):
+                os.kill(os.getppid(), signal.SIGKILL)
+        return handle(request, data, misbehave)
+
+    serve(answer)
+    if misbehave.get("kill_at") == 0 and seen:
+        os.kill(os.getppid(), signal.SIGKILL)
+    return 0
+
+
+def serve(answer):
+    """The session loop: each request answered from its cell's private working
+    directory (CALIBER_WORK_DIR of the worker's environment), as the real
+    session runs pytest there."""
     reply = os.fdopen(int(os.environ.get("CALIBER_REPLY_FD", "3")), "w", buffering=1)
+    home = os.getcwd()
     for line in sys.stdin:
         request = json.loads(line)
-        code = handle(request, data, misbehave)
+        os.chdir(os.environ["CALIBER_WORK_DIR"])
+        try:
+            code = answer(request)
+        finally:
+            os.chdir(home)
         reply.write(json.dumps({"exit": code, "phase": request["phase"], "task": request["task"]}) + "\n")
-    return 0

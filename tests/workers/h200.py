@@ -6,12 +6,15 @@ Each request is answered with what the plugins left in the matching cell of a
 sealed run (RUN_ROOT/tasks/<task>/cells/<phase>-<cell>/: ir/, timing.jsonl,
 autotune.jsonl, device.json, replay_miss.json when present) and the pytest
 exit code that cell's receipt recorded, so `caliber run` on a CPU reaches
-its verdicts from real GPU evidence."""
+its verdicts from real GPU evidence. Requests are served from the cell's
+private working directory, as the real session does (cellplay.serve)."""
 
 import json
 import os
 import shutil
 import sys
+
+from cellplay import replay_record_readable, serve
 
 KEEP = ("ir", "timing.jsonl", "autotune.jsonl", "device.json", "replay_miss.json", "parallel_warmup.json")
 
@@ -24,6 +27,8 @@ def answer(run_root, request):
     os.makedirs(dst, exist_ok=True)
     with open(os.path.join(src, "cell.json")) as f:
         recorded = json.load(f)
+    if not replay_record_readable(env):
+        return 4
     for name in KEEP:
         path = os.path.join(src, name)
         if os.path.isdir(path):
@@ -35,12 +40,8 @@ def answer(run_root, request):
 
 
 def main():
-    run_root = sys.argv[1]
-    reply = os.fdopen(int(os.environ.get("CALIBER_REPLY_FD", "3")), "w", buffering=1)
-    for line in sys.stdin:
-        request = json.loads(line)
-        code = answer(run_root, request)
-        reply.write(json.dumps({"exit": code, "phase": request["phase"], "task": request["task"]}) + "\n")
+    run_root = os.path.abspath(sys.argv[1])
+    serve(lambda request: answer(run_root, request))
     return 0
 
 
