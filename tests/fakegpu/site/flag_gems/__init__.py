@@ -1,0 +1,23 @@
+"""flag_gems for the fake GPU: use_gems() and one kernel whose time depends on
+whether FlagGems is in use (tests/python/test_flaggems_compat.py)."""
+
+import torch
+
+device = "cuda"
+vendor_name = "nvidia"
+enabled = 0
+
+
+class use_gems:
+    def __enter__(self):
+        global enabled
+        enabled += 1
+
+    def __exit__(self, *exc):
+        global enabled
+        enabled -= 1
+
+
+def kernel(x, torch_ms, gems_ms):
+    torch.cuda.run(gems_ms if enabled else torch_ms)
+    return x

@@ -1,0 +1,248 @@
+"""triton.jit of the fake GPU: kernels that compile and launch the way
+Triton 3.6's do, as far as caliber can see it, with no code running.
+
+Compiling a specialization (the dtypes of its tensor arguments, its
+compile-time constants and launch options) runs the NVIDIA backend's
+stages through knobs.runtime.add_stages_inspection_hook, so a compiler
+change hooked there (examples/demo-compiler) changes what make_ttgir
+builds. The TTGIR written holds one ttg.convert_layout per dot of the
+kernel (tl.dot in its source or in the jitted helpers it calls), plus two
+more per dot for each of the 2nd and 3rd RemoveLayoutConversions runs that
+make_ttgir did not add, plus one for a tl.trans, tl.cumsum or tl.sort. It is
+written to TRITON_CACHE_DIR/<base32 of the hash>/<name>.ttgir and .json, and
+kernel_load_end_hook is called with (module, function, name, metadata_group,
+hash). Like Triton's, the hash does not see the stages hook. Every launch
+calls launch_enter_hook and lasts, on torch.cuda's clock, a time that grows
+with the bytes of its tensor arguments and, for a kernel with dots, with its
+converts; it varies by a few parts in ten thousand from launch to launch, by
+a generator seeded from the request's cell folder, so that identical cells
+time alike but not identically."""
+
+import base64
+import hashlib
+import inspect
+import json
+import os
+import random
+import re
+
+import torch
+
+from .. import knobs
+from .._C.libtriton import passes
+from ..backends.compiler import Language
+
+_handles = iter(range(0x7F0000001000, 1 << 62, 0x100))
+
+
+class _LaunchMetadata:
+    """What launch_enter_hook receives: .get() gives the launch's fields."""
+
+    def __init__(self, fields):
+        self._fields = fields
+
+    def get(self):
+        return dict(self._fields)
+
+
+class _Source:
+    """The ttir stage's output: which kernel and what its TTGIR depends on."""
+
+    def __init__(self, fn, name, dots, base):
+        self.fn = fn
+        self.name = name
+        self.dots = dots
+        self.base = base
+
+
+def _rlc_runs(pm):
+    """Which of make_ttgir's three RemoveLayoutConversions runs the pass list holds:
+    the one after coalesce (1), after accelerate_matmul (2), after pipeline (3)."""
+    runs, last = set(), None
+    for name in pm:
+        if name == "remove_layout_conversions":
+            runs.add({"coalesce": 1, "accelerate_matmul": 2, "pipeline": 3}.get(last, 0))
+        else:
+            last = name
+    return runs
+
+
+class Backend:
+    """The NVIDIA backend as far as the demo compiler uses it."""
+
+    def make_ttgir(self, src, metadata, options, capability):
+        pm = []
+        ttg = passes.ttgpuir
+        ttg.add_coalesce(pm)
+        ttg.add_remove_layout_conversions(pm)
+        ttg.add_optimize_thread_locality(pm)
+        ttg.add_accelerate_matmul(pm)
+        ttg.add_remove_layout_conversions(pm)
+        ttg.add_optimize_dot_operands(pm)
+        ttg.add_pipeline(pm)
+        ttg.add_prefetch(pm)
+        ttg.add_remove_layout_conversions(pm)
+        ttg.add_reduce_data_duplication(pm)
+        ttg.add_reorder_instructions(pm)
+        runs = _rlc_runs(pm)
+        converts = src.base + src.dots * (1 + 2 * (2 not in runs) + 2 * (3 not in runs))
+        metadata["converts"] = converts
+        return _ttgir(src, converts, metadata)
+
+
+def _ttgir(src, converts, metadata):
+    """TTGIR text of a kernel with the given number of converts."""
+    file = inspect.getsourcefile(src.fn) or "<unknown>"
+    line = inspect.getsourcelines(src.fn)[1]
+    warps = metadata.get("num_warps", 4)
+    out = ['#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [%d], order = [0]}>'
+           % warps,
+           '#blocked1 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [%d], order = [0]}>'
+           % warps,
+           '#loc = loc("%s":%d:0)' % (file, line),
+           'module attributes {"ttg.num-warps" = %d : i32, "ttg.target" = "cuda:90"} {' % warps,
+           '  tt.func public @%s(%%arg0: !tt.ptr<f16> loc("x"(#loc))) attributes {noinline = false} {' % src.name,
+           '    %%c0 = arith.constant dense<0> : tensor<128xi32, #blocked> loc(#loc%d)' % 1]
+    for k in range(converts):
+        out.append('    %%%d = ttg.convert_layout %%c0 : tensor<128xi32, #blocked> -> tensor<128xi32, #blocked1> '
+                   'loc(#loc%d)' % (k + 1, k + 2))
+    out.append('    tt.return loc(#loc)')
+    out.append('  } loc(#loc)')
+    out.append('} loc(#loc)')
+    for k in range(converts + 1):
+        out.append('#loc%d = loc("%s":%d:%d)' % (k + 1, file, line + 1 + k, 4))
+    return "\n".join(out) + "\n"
+
+
+class CompiledKernel:
+    """One specialization, compiled and loaded."""
+
+    def __init__(self, jit, key, options):
+        self.name = jit.__name__
+        self.jit = jit
+        digest = hashlib.sha256(f"{jit.fn.__module__}.{jit.fn.__qualname__}\n{jit.src}\n{key!r}".encode())
+        self.hash = digest.hexdigest()
+        self.function = next(_handles)
+        metadata = {"hash": self.hash, "name": self.name, "num_warps": options.get("num_warps", 4),
+                    "num_stages": options.get("num_stages", 3), "num_ctas": 1}
+        stages = {"ttir": lambda src, md: src, "ttgir": None, "llir": None, "ptx": None, "cubin": None}
+        backend = Backend()
+        stages["ttgir"] = lambda src, md: backend.make_ttgir(src, md, options, 90)
+        hook = knobs.runtime.add_stages_inspection_hook
+        if hook is not None:
+            hook(backend, stages, options, Language.TRITON, 90)
+        src = stages["ttir"](_Source(jit.fn, self.name, jit.dots, jit.base), metadata)
+        ttgir = stages["ttgir"](src, metadata)
+        self.converts = metadata["converts"]
+        self.group = self._write(ttgir, metadata)
+        knobs.runtime.kernel_load_end_hook(None, self.function, self.name, self.group, self.hash)
+
+    def _write(self, ttgir, metadata):
+        """The cache folder Triton would write: <cache>/<base32(hash)>/<name>.{ttgir,json}."""
+        root = os.environ.get("TRITON_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".triton", "cache")
+        folder = os.path.join(root, base64.b32encode(bytes.fromhex(self.hash)).decode().rstrip("="))
+        os.makedirs(folder, exist_ok=True)
+        group = {}
+        for suffix, text in ((".ttgir", ttgir), (".json", json.dumps(metadata, sort_keys=True))):
+            path = os.path.join(folder, self.name + suffix)
+            with open(path, "w") as f:
+                f.write(text)
+            group[self.name + suffix] = path
+        return group
+
+
+def _jitter():
+    """A launch's relative deviation: a few parts in ten thousand, drawn from a
+    generator seeded by the request's cell folder."""
+    cell = os.environ.get("CALIBER_CELL_DIR", "")
+    if _jitter.cell != cell:
+        _jitter.cell = cell
+        _jitter.rng = random.Random(hashlib.sha256(cell.encode()).digest())
+    return _jitter.rng.uniform(-3e-4, 3e-4)
+
+
+_jitter.cell = None
+_jitter.rng = random.Random(0)
+
+
+def _cost_ms(kernel, args, options):
+    """How long one launch lasts: 0.003 ms plus its bytes at 3 TB/s; a kernel with
+    dots also pays for each convert; launch options move it by a few percent."""
+    nbytes = sum(a.numel() * a.element_size() for a in args if isinstance(a, torch.Tensor))
+    ms = 0.003 + nbytes / 3e9
+    if kernel.jit.dots:
+        ms *= 1 + 0.25 * kernel.converts
+    tuning = hashlib.sha256(repr(sorted(options.items())).encode()).digest()[0] / 255
+    return ms * (1 + 0.05 * tuning)
+
+
+class JITFunction:
+    """@triton.jit: kernel[grid](*args, **constants_and_options)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__module__ = fn.__module__
+        self.src = inspect.getsource(fn)
+        params = inspect.signature(fn).parameters
+        self.arg_names = list(params)
+        from .. import language as tl
+        self.constexprs = {n for n, p in params.items() if p.annotation is tl.constexpr}
+        self.cache = {}
+
+    @property
+    def dots(self):
+        """tl.dot calls in this kernel and the jitted helpers it names."""
+        return _count(self, r"\btl\.dot\(")
+
+    @property
+    def base(self):
+        return int(_count(self, r"\btl\.(trans|cumsum|sort)\(") > 0)
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def run(self, *args, grid=None, warmup=False, **kwargs):
+        options = {k: kwargs.pop(k) for k in ("num_warps", "num_stages", "num_ctas", "maxnreg") if k in kwargs}
+        bound = dict(zip(self.arg_names, args), **kwargs)
+        missing = [n for n in self.arg_names if n not in bound]
+        if missing:
+            raise TypeError(f"{self.__name__}() missing arguments: {', '.join(missing)}")
+        key = tuple((n, str(v.dtype) if isinstance(v, torch.Tensor) else
+                     v if n in self.constexprs else (type(v).__name__, isinstance(v, int) and v % 16 == 0))
+                    for n, v in bound.items()) + tuple(sorted(options.items()))
+        kernel = self.cache.get(key)
+        if kernel is None:
+            kernel = self.cache[key] = CompiledKernel(self, key, options)
+        if callable(grid):
+            grid(bound)
+        knobs.runtime.launch_enter_hook(_LaunchMetadata({"function": kernel.function, "name": kernel.name,
+                                                         "stream": 0}))
+        tensors = [v for v in bound.values() if isinstance(v, torch.Tensor)]
+        for t in tensors:
+            t._written = True
+        base = _cost_ms(kernel, tensors, options)
+        torch.cuda.run(lambda: base * (1 + _jitter()))
+        knobs.runtime.launch_exit_hook(_LaunchMetadata({"function": kernel.function, "name": kernel.name}))
+        return kernel
+
+
+def _count(jit, pattern, seen=None):
+    """Matches of pattern in jit's source and in the jitted functions it calls by name."""
+    seen = set() if seen is None else seen
+    if id(jit) in seen:
+        return 0
+    seen.add(id(jit))
+    total = len(re.findall(pattern, jit.src))
+    for name in set(re.findall(r"\b([A-Za-z_]\w*)\(", jit.src)):
+        other = jit.fn.__globals__.get(name)
+        if isinstance(other, JITFunction):
+            total += _count(other, pattern, seen)
+    return total
+
+
+def jit(fn=None, **kwargs):
+    """triton.jit, bare or with options."""
+    if fn is None:
+        return lambda f: JITFunction(f)
+    return JITFunction(fn)
