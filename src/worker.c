@@ -407,6 +407,40 @@ static int file_in(const char *dir, const char *name)
 	return r;
 }
 
+/* The last line of the worker's log that says something, at most cap - 1
+ * bytes of its end: for a failed request, pytest's error or summary, so
+ * that a receipt says why without the log being opened. "" when none. */
+static void log_tail(const char *log, char *out, size_t cap)
+{
+	char buf[4096], *end, *start;
+	ssize_t n = 0;
+	int fd = open(log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	off_t size;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	size = lseek(fd, 0, SEEK_END);
+	if (size > 0 && lseek(fd, size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0, SEEK_SET) >= 0)
+		n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (end = buf + n; end > buf && isspace((unsigned char)end[-1]); end--)
+		;
+	*end = '\0';
+	for (start = end; start > buf && start[-1] != '\n'; start--)
+		;
+	for (; *start && isspace((unsigned char)*start); start++)
+		;
+	if ((size_t)(end - start) >= cap) {
+		snprintf(out, cap, "...%s", end - (cap - 4));
+		return;
+	}
+	snprintf(out, cap, "%s", start);
+}
+
 /* The outcome of a reply's pytest exit code. */
 static enum cb_outcome outcome_of_exit(long long code)
 {
@@ -516,6 +550,15 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		*outcome = CB_OUT_MISSING_OUTPUT;
 		snprintf(detail, sizeof(detail), "the benchmark passed but left no %s",
 			 file_in(dir, "timing.jsonl") ? "ir/index.tsv" : "timing.jsonl");
+	}
+	if (*outcome != CB_OUT_PASSED && *outcome != CB_OUT_REPLAY_MISS) {
+		char tail[160];
+		size_t used = strlen(detail);
+		close(log_fd);
+		log_fd = -1;
+		log_tail(log, tail, sizeof(tail));
+		if (tail[0] && used + 4 < sizeof(detail))
+			snprintf(detail + used, sizeof(detail) - used, ": %s", tail);
 	}
 	cb_now_utc(finished);
 	r = cb_receipt_new(CB_CELL_SCHEMA);

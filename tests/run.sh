@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/run.sh BUILD_DIR: run every test of caliber against one build
-# (build/normal or build/sanitize) and end with "N passed, N failed".
+# (build/normal or build/sanitize) and end with "N passed, N failed, N skipped"
+# (a skipped test is not counted as passed).
 # Each suite prints TAP-style "ok"/"not ok" lines; this script counts them.
 set -u
 build=${1:?usage: tests/run.sh BUILD_DIR}
@@ -46,7 +47,12 @@ if [ -d "$root/tests/python" ]; then
 	fi
 fi
 
-passed=$(grep -c '^ok' "$log")
+skipped=$(grep -c '^ok.* # SKIP' "$log")
+passed=$(($(grep -c '^ok' "$log") - skipped))
 failed=$(grep -c '^not ok' "$log")
-echo "$passed passed, $failed failed"
+if [ "$skipped" -gt 0 ]; then
+	echo "# skipped:"
+	grep '^ok.* # SKIP' "$log" | sed 's/^ok [0-9]* *- */#   /'
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,6 +1,7 @@
 # tests/cli/lib.sh: the CLI test library, sourced by every tests/cli/tNNNN-*.sh.
 #
 #   test_expect_success 'what it shows' '<shell body>'
+#   test_skip 'what it would show' 'why it cannot run here'
 #
 # runs the body in a fresh `sh -eu` inside a scratch directory $T (so a
 # failing command fails the case) and prints "ok N - what" or "not ok N -
@@ -48,6 +49,18 @@ expect_empty() {
 	fi
 }
 PRELUDE
+
+# test_skip 'what' 'why': a case that cannot run here, reported as skipped
+# ("ok N - what # SKIP why"; tests/run.sh counts it apart). Where nothing may
+# be skipped (CI sets CALIBER_TESTS_NO_SKIP=1) it fails instead.
+test_skip() {
+	test_count=$((test_count + 1))
+	if [ "${CALIBER_TESTS_NO_SKIP:-0}" = 1 ]; then
+		echo "not ok $test_count - $1 (cannot run here, and CALIBER_TESTS_NO_SKIP=1: $2)"
+	else
+		echo "ok $test_count - $1 # SKIP $2"
+	fi
+}
 
 test_expect_success() {
 	test_count=$((test_count + 1))

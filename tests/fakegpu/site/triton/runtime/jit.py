@@ -14,9 +14,9 @@ kernel_load_end_hook is called with (module, function, name, metadata_group,
 hash). Like Triton's, the hash does not see the stages hook. Every launch
 calls launch_enter_hook and lasts, on torch.cuda's clock, a time that grows
 with the bytes of its tensor arguments and, for a kernel with dots, with its
-converts; it varies by a few parts in ten thousand from launch to launch, by
-a generator seeded from the request's cell folder, so that identical cells
-time alike but not identically."""
+converts; it varies from launch to launch and, a little, from one request
+to the next (_Noise), so that identical cells time alike but not
+identically, and the drift between requests is what separates them."""
 
 import base64
 import hashlib
@@ -57,11 +57,11 @@ class _Source:
 
 def _rlc_runs(pm):
     """Which of make_ttgir's three RemoveLayoutConversions runs the pass list holds:
-    the one after coalesce (1), after accelerate_matmul (2), after pipeline (3)."""
+    the one after coalesce (1), after accelerate_matmul (2), after prefetch (3)."""
     runs, last = set(), None
     for name in pm:
         if name == "remove_layout_conversions":
-            runs.add({"coalesce": 1, "accelerate_matmul": 2, "pipeline": 3}.get(last, 0))
+            runs.add({"coalesce": 1, "accelerate_matmul": 2, "prefetch": 3}.get(last, 0))
         else:
             last = name
     return runs
@@ -151,18 +151,24 @@ class CompiledKernel:
         return group
 
 
-def _jitter():
-    """A launch's relative deviation: a few parts in ten thousand, drawn from a
+class _Noise:
+    """How a launch's time deviates from its cost: by a drift drawn once per
+    request (sd 0.05 %: the device's state, which moves between independent
+    measurements) times a deviation of its own (within 0.5 %), both from a
     generator seeded by the request's cell folder."""
-    cell = os.environ.get("CALIBER_CELL_DIR", "")
-    if _jitter.cell != cell:
-        _jitter.cell = cell
-        _jitter.rng = random.Random(hashlib.sha256(cell.encode()).digest())
-    return _jitter.rng.uniform(-3e-4, 3e-4)
 
+    cell = None
+    rng = random.Random(0)
+    drift = 0.0
 
-_jitter.cell = None
-_jitter.rng = random.Random(0)
+    @classmethod
+    def factor(cls):
+        cell = os.environ.get("CALIBER_CELL_DIR", "")
+        if cls.cell != cell:
+            cls.cell = cell
+            cls.rng = random.Random(hashlib.sha256(cell.encode()).digest())
+            cls.drift = cls.rng.gauss(0.0, 5e-4)
+        return (1 + cls.drift) * (1 + cls.rng.uniform(-5e-3, 5e-3))
 
 
 def _cost_ms(kernel, args, options):
@@ -222,7 +228,7 @@ class JITFunction:
         for t in tensors:
             t._written = True
         base = _cost_ms(kernel, tensors, options)
-        torch.cuda.run(lambda: base * (1 + _jitter()))
+        torch.cuda.run(lambda: base * _Noise.factor())
         knobs.runtime.launch_exit_hook(_LaunchMetadata({"function": kernel.function, "name": kernel.name}))
         return kernel
 

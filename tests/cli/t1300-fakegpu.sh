@@ -1,0 +1,91 @@
+#!/bin/sh
+# caliber as a user runs it, on the fake GPU of tests/fakegpu: a campaign
+# through the real worker session (caliber_pytest.session), real pytest and
+# the cuda backend's plugins, and the GPU path of `caliber demo` itself over
+# the built-in corpus, each started from a folder outside the repository with
+# relative paths and default options. The workers change directory, as they
+# do on a GPU machine, so a relative path anywhere makes tasks X.
+. "$(dirname "$0")/lib.sh"
+
+F="$CALIBER_ROOT/tests/data/campaign-fakegpu"
+G="$CALIBER_ROOT/tests/fakegpu"
+export F G
+
+# A python3 that has pytest first on PATH (as on a GPU machine), then the fake
+# nvidia-smi; the fake torch and triton come from PYTHONPATH, as an
+# installed torch and triton would come from site-packages.
+mkdir -p "$T/bin" && ln -s "$(command -v "$PY")" "$T/bin/python3"
+PATH="$T/bin:$G/bin:$PATH"
+PYTHONPATH="$G/site"
+export PATH PYTHONPATH
+
+setup='
+fake_campaign() {
+	cp -R "$G/site" site && cp -R "$F/corpus" corpus &&
+	sed -e "s/@COMPILER_TREE@/$($CALIBER digest site/triton)/" -e "s/@CORPUS_TREE@/$($CALIBER digest corpus)/" \
+	    -e "s/@HARNESS_COMMIT@/$commit/" "$F/manifest.in.json" >manifest.json &&
+	$CALIBER prepare manifest.json --inventory-dir corpus --output-root frozen >/dev/null
+}
+verdicts() { cut -d, -f1,3,4,5,6,7 "$1/matrix.csv" | tr -d "\r"; }
+'
+export setup
+
+test_expect_success 'a campaign through the real session, pytest and plugins, with relative paths: G and B, no X' '
+	eval "$setup" && fake_campaign &&
+	TMPDIR=tmp && mkdir tmp && export TMPDIR &&
+	$CALIBER run --manifest frozen/fakegpu-canary/manifest.json --task-matrix frozen/fakegpu-canary/task-matrix.json \
+		--build-root site/triton --corpus corpus --output-root runs/out $DIRTY >stdout &&
+	grep -qx "preflight: plugin-plan: ok (caliber_pytest.device_setup caliber_pytest.shapes caliber_pytest.autotune_record caliber_pytest.ir_meta caliber_pytest.timing caliber_pytest.parallel_warmup caliber_pytest.compat)" stdout &&
+	printf "%s\n" task,verdict,code,topology_baseline,topology_control,topology_candidate mm,G,stable-gain,5,5,1 \
+		scale,B,no-reduction,0,0,0 >want &&
+	verdicts runs/out >got && cmp want got &&
+	$CALIBER verify runs/out >/dev/null &&
+	test "$(grep -l "\"outcome\": \"passed\"" runs/out/tasks/*/cells/*/cell.json | wc -l)" = \
+	     "$(ls runs/out/tasks/*/cells/*/cell.json | wc -l)" &&
+	grep -q "^[A-Z2-7]*	_mm_kernel	[1-9][0-9]*	[1-9][0-9]*$" runs/out/tasks/mm/cells/a-off/ir/index.tsv &&
+	grep -q "\"kernel\": \"fakeops:_mm_kernel\"" runs/out/tasks/mm/cells/a-off/autotune.jsonl &&
+	cmp runs/out/tasks/mm/cells/a-off/autotune.jsonl runs/out/tasks/mm/cells/a-candidate/autotune.jsonl &&
+	grep -q "\"timer\": \"graph\"" runs/out/tasks/scale/cells/a-mask0/timing.jsonl &&
+	python3 - runs/out/tasks/*/cells/*/cell.json <<PY
+import json, sys
+paths = ("CALIBER_CELL_DIR", "CALIBER_AUTOTUNE_FILE", "CALIBER_CORPUS", "CALIBER_WORK_DIR", "TRITON_CACHE_DIR",
+         "HOME", "XDG_CACHE_HOME", "FLAGGEMS_CACHE_DIR")
+for name in sys.argv[1:]:
+    cell = json.load(open(name))
+    env = dict(cell["env"], **cell["worker"]["env_overlay"])
+    for key in paths:
+        assert env[key].startswith("/"), (name, key, env[key])
+    assert all(p.startswith("/") for p in env["PYTHONPATH"].split(":")), (name, env["PYTHONPATH"])
+    assert all(a.startswith("/") for a in cell["worker"]["argv"] if "/" in a), (name, cell["worker"]["argv"])
+PY
+'
+
+# The demo pins caliber and the corpus to the commit the binary was built
+# from, which a dirty checkout does not have.
+if [ -n "$DIRTY" ]; then
+	test_skip "the GPU path of caliber demo under the fake GPU gives the H200 canary's verdicts" \
+		"caliber was built from a checkout with changes ($($CALIBER --version)); the demo pins it by commit"
+	test_skip "a demo whose tasks are X exits 5, naming the first" "as above"
+	exit 0
+fi
+
+test_expect_success 'the GPU path of caliber demo under the fake GPU gives the H200 canary'"'"'s verdicts' '
+	$CALIBER demo >stdout &&
+	set -- caliber-demo-2*Z && test $# -eq 1 &&
+	grep -qx "caliber demo: GPU and Triton found ($G/site/triton): running the canary campaign of the built-in corpus into $PWD/$1" stdout &&
+	cut -d, -f1,3 "$CALIBER_ROOT/campaigns/demo-h200/runs/canary/matrix.csv" >want &&
+	cut -d, -f1,3 "$1/run-canary/matrix.csv" >got && cmp want got &&
+	grep -q "^| matmul_bias_gelu | \*\*G\*\* stable-gain | " stdout &&
+	head -1 "$1/report.html" | grep -qx "<!DOCTYPE html>" &&
+	tail -1 stdout | grep -qx "caliber demo: kept $PWD/$1 (report.html: the run.s report as one HTML file)" &&
+	$CALIBER verify "$1/run-canary" >/dev/null
+'
+
+test_expect_success 'a demo whose tasks are X exits 5, naming the first' '
+	cp -R "$G/site" broken &&
+	sed -i "/kernel_load_end_hook = HookChain()/d" broken/triton/knobs.py &&
+	set +e; PYTHONPATH="$PWD/broken" $CALIBER demo >stdout 2>stderr; rc=$?; set -e &&
+	test $rc -eq 5 &&
+	grep -qx "caliber: demo: 8 of 8 tasks are X (could not be measured); the first, sum_cols: error in cell off, correctness: pytest exit 4: ERROR: caliber_pytest.ir_meta: this Triton has no knobs.runtime.kernel_load_end_hook; the launch index cannot be built" stderr &&
+	grep -q "^verdict matrix of " stdout && set -- caliber-demo-2*Z && test -f "$1/report.html"
+'
