@@ -600,7 +600,7 @@ int main(void)
 	n = json_array_size(cases);
 	tests = calloc(nfixed + n, sizeof(*tests));
 	names = calloc(n ? n : 1, sizeof(*names));
-	if (!tests || !names || n < 12)
+	if (!tests || !names || n < 26)
 		abort();
 	memcpy(tests, fixed, sizeof(fixed));
 	for (i = 0; i < n; i++) {
