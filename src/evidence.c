@@ -431,21 +431,27 @@ static void find_harness(const struct cb_task_evidence *ev, const struct cb_mani
 	f->harness_code = harness_codes[best];
 }
 
-/* Speedup of cell `other` against the baseline over the baseline's rows.
- * A row missing in one cell, or timed by another timer, is a harness
- * failure, reported through f. Returns 0 when computed. */
+/* Speedup of cell `other` against the baseline over the baseline's rows,
+ * each cell one session (its timing.jsonl). A row missing in one cell, or
+ * timed by another timer, is a harness failure, reported through f.
+ * Returns 0 when computed. */
 static int order_speedup(const struct cb_task_evidence *ev, const struct cb_manifest *m, int o,
 			 enum cb_role other, const char *seed_tag, struct cb_speedup *sp,
 			 struct cb_facts *f, struct cb_err *err)
 {
 	const struct cb_timing *tb = &ev->timing[o][CB_ROLE_BASELINE], *to = &ev->timing[o][other];
-	struct cb_row_pair *pairs = calloc(tb->n ? tb->n : 1, sizeof(*pairs));
+	size_t slots = tb->n ? tb->n : 1;
+	const char **names = calloc(slots, sizeof(*names));
+	struct cb_samples *sb = calloc(slots, sizeof(*sb)), *so = calloc(slots, sizeof(*so));
+	struct cb_cell_samples bcell = { sb, tb->n, 1 }, ocell = { so, tb->n, 1 };
 	uint64_t seed;
 	size_t i, j;
 	int rc = -1;
 
-	if (!pairs)
-		return cb_fail(err, "out of memory");
+	if (!names || !sb || !so) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
 	if (to->n != tb->n) {
 		f->harness_code = "harness-failure";
 		snprintf(f->harness_reason, sizeof(f->harness_reason),
@@ -465,18 +471,18 @@ static int order_speedup(const struct cb_task_evidence *ev, const struct cb_mani
 				 o ? "b" : "a", tb->rows[i].row, role_cell_name(m, other));
 			goto out;
 		}
-		pairs[i].row = tb->rows[i].row;
-		pairs[i].base = tb->rows[i].samples;
-		pairs[i].nbase = tb->rows[i].n;
-		pairs[i].other = to->rows[j].samples;
-		pairs[i].nother = to->rows[j].n;
+		names[i] = tb->rows[i].row;
+		sb[i] = (struct cb_samples){ tb->rows[i].samples, tb->rows[i].n };
+		so[i] = (struct cb_samples){ to->rows[j].samples, to->rows[j].n };
 	}
 	if (cb_bootstrap_seed(ev->task, seed_tag, &seed, err) < 0 ||
-	    cb_speedup(pairs, tb->n, m->confidence, seed, CB_BOOTSTRAP_RESAMPLES, sp, err) < 0)
+	    cb_speedup(names, &bcell, &ocell, m->confidence, seed, CB_BOOTSTRAP_RESAMPLES, sp, err) < 0)
 		goto out;
 	rc = 0;
 out:
-	free(pairs);
+	free(names);
+	free(sb);
+	free(so);
 	return rc;
 }
 

@@ -3,6 +3,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,37 +157,64 @@ int cb_bootstrap_seed(const char *task, const char *order, uint64_t *seed, struc
 	return 0;
 }
 
-/* Refuse a row whose samples cannot give a positive median in every
- * resample: no samples, or any sample <= 0 ns. */
-static int check_samples(const char *row, const char *who, const int64_t *v, size_t n,
-			 struct cb_err *err)
+/* Refuse row r of cell c (named `who`) when its samples cannot give a
+ * positive median in every resample: a session with no samples for the
+ * row, or any sample <= 0 ns. A session is named (1-based) only when the
+ * cell has more than one. */
+static int check_row(const char *row, const struct cb_cell_samples *c, size_t r, const char *who,
+		     struct cb_err *err)
 {
-	size_t i;
+	char name[64];
+	size_t s, i;
 
-	if (n == 0)
-		return cb_fail(err, "row '%s': the %s has no samples", row, who);
-	for (i = 0; i < n; i++)
-		if (v[i] <= 0)
-			return cb_fail(err, "row '%s': %s sample %zu is %lld ns, not positive", row,
-				       who, i + 1, (long long)v[i]);
+	for (s = 0; s < c->nsessions; s++) {
+		const struct cb_samples *x = &c->at[r * c->nsessions + s];
+		if (c->nsessions > 1)
+			snprintf(name, sizeof(name), "%s session %zu", who, s + 1);
+		else
+			snprintf(name, sizeof(name), "%s", who);
+		if (x->n == 0)
+			return cb_fail(err, "row '%s': the %s has no samples", row, name);
+		for (i = 0; i < x->n; i++)
+			if (x->v[i] <= 0)
+				return cb_fail(err, "row '%s': %s sample %zu is %lld ns, not positive", row,
+					       name, i + 1, (long long)x->v[i]);
+	}
 	return 0;
 }
 
-/* A row's samples prepared for resampling: sorted, and the rank of each
- * original sample in the sorted list (ties ranked by position). Drawing
- * index k of the original stands for drawing sorted[rank[k]]; as sorted is
- * ascending, the median of the drawn values is sorted[] at the median of
- * the drawn ranks, which a count over n ranks finds without sorting the
+/* A cell prepared for resampling. Row r's samples, pooled over the cell's
+ * sessions, are sorted ascending in row[r]; each sample of row r in session
+ * s has a rank in that list (ties ranked by session, then by position),
+ * which at[r * nsessions + s].rank holds by the sample's index. Drawing a
+ * sample stands for drawing sorted[rank]; as the list is ascending, the
+ * median of the drawn values is the value at the median of the drawn ranks,
+ * which a count over the row's pooled ranks finds without sorting the
  * resample. Same draws, same medians, bit for bit, as sorting the drawn
  * values (tests/unit/test_stats.c checks both ways agree). */
-struct ranked {
-	int64_t *sorted;
-	size_t *rank;
+struct pooled_row {
+	const int64_t *sorted;
 	size_t n;
-	u128 m;            /* modulus_of(n) */
 };
 
-/* A sample and where it stood, sorted by value and then by position. */
+struct session_ranks {
+	const size_t *rank;
+	size_t n;
+	u128 m;                      /* modulus_of(n) */
+};
+
+struct ranked_cell {
+	int64_t *values;             /* every row's sorted list, row after row */
+	size_t *ranks;               /* every rank, row after row, session after session */
+	struct pooled_row *row;      /* [nrows] */
+	struct session_ranks *at;    /* [nrows * nsessions] */
+	size_t *drawn;               /* the sessions drawn in this resample, [nsessions] */
+	size_t nsessions;
+	u128 m;                      /* modulus_of(nsessions) */
+};
+
+/* A sample and where it stood in its row's sessions laid end to end,
+ * sorted by value and then by that position. */
 struct placed {
 	int64_t v;
 	size_t at;
@@ -201,49 +229,97 @@ static int cmp_placed(const void *a, const void *b)
 	return (x->at > y->at) - (x->at < y->at);
 }
 
-/* Fill r from v[0..n), n >= 1. Returns -1 when out of memory. */
-static int rank_samples(const int64_t *v, size_t n, struct ranked *r)
+static void ranked_cell_free(struct ranked_cell *rc)
 {
-	struct placed *p = malloc(n * sizeof(*p));
-	size_t i;
+	free(rc->values);
+	free(rc->ranks);
+	free(rc->row);
+	free(rc->at);
+	free(rc->drawn);
+	memset(rc, 0, sizeof(*rc));
+}
 
-	r->n = n;
-	r->m = modulus_of(n);
-	r->sorted = malloc(n * sizeof(*r->sorted));
-	r->rank = malloc(n * sizeof(*r->rank));
-	if (!p || !r->sorted || !r->rank) {
+/* Fill rc from the checked cell c (nrows, nsessions >= 1, no empty
+ * session). drawn[] starts at {0}, which a cell of one session keeps.
+ * Returns -1 when out of memory, rc then to be released all the same. */
+static int rank_cell(const struct cb_cell_samples *c, struct ranked_cell *rc)
+{
+	size_t ns = c->nsessions, r, s, i, total = 0, most = 0, first = 0;
+	struct placed *p;
+
+	for (r = 0; r < c->nrows; r++) {
+		size_t pooled = 0;
+		for (s = 0; s < ns; s++)
+			pooled += c->at[r * ns + s].n;
+		total += pooled;
+		if (pooled > most)
+			most = pooled;
+	}
+	rc->nsessions = ns;
+	rc->m = modulus_of(ns);
+	rc->values = malloc(total * sizeof(*rc->values));
+	rc->ranks = malloc(total * sizeof(*rc->ranks));
+	rc->row = malloc(c->nrows * sizeof(*rc->row));
+	rc->at = malloc(c->nrows * ns * sizeof(*rc->at));
+	rc->drawn = calloc(ns, sizeof(*rc->drawn));
+	p = malloc(most * sizeof(*p));
+	if (!rc->values || !rc->ranks || !rc->row || !rc->at || !rc->drawn || !p) {
 		free(p);
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		p[i].v = v[i];
-		p[i].at = i;
-	}
-	qsort(p, n, sizeof(*p), cmp_placed);
-	for (i = 0; i < n; i++) {
-		r->sorted[i] = p[i].v;
-		r->rank[p[i].at] = i;
+	for (r = 0; r < c->nrows; r++) {
+		size_t pooled = 0;
+		for (s = 0; s < ns; s++) {
+			const struct cb_samples *x = &c->at[r * ns + s];
+			rc->at[r * ns + s] = (struct session_ranks){
+				rc->ranks + first + pooled, x->n, modulus_of(x->n)
+			};
+			for (i = 0; i < x->n; i++, pooled++)
+				p[pooled] = (struct placed){ x->v[i], pooled };
+		}
+		qsort(p, pooled, sizeof(*p), cmp_placed);
+		for (i = 0; i < pooled; i++) {
+			rc->values[first + i] = p[i].v;
+			rc->ranks[first + p[i].at] = i;
+		}
+		rc->row[r] = (struct pooled_row){ rc->values + first, pooled };
+		first += pooled;
 	}
 	free(p);
 	return 0;
 }
 
-static void ranked_free(struct ranked *r)
+/* The first draws of a resample: nsessions session indices into drawn[],
+ * or none when the cell has one session (drawn[0] stays 0). */
+static void draw_sessions(struct cb_rng *rng, struct ranked_cell *rc)
 {
-	free(r->sorted);
-	free(r->rank);
+	size_t j;
+
+	if (rc->nsessions == 1)
+		return;
+	for (j = 0; j < rc->nsessions; j++)
+		rc->drawn[j] = mod_by(cb_rng_next(rng), rc->m, rc->nsessions);
 }
 
-/* Median of r->n samples drawn with replacement, the draws being those of
- * a resample of the original order; count[0..n) is scratch. The middle
- * ranks are the (n-1)/2-th and n/2-th smallest drawn ranks, counted from 0. */
-static double resampled_median(struct cb_rng *rng, const struct ranked *r, size_t *count)
+/* Median of row r's resample in the sessions drawn: for each drawn session
+ * in draw order, as many draws with replacement as it has samples of the
+ * row; count[0..pooled) is scratch. The middle ranks are the (d-1)/2-th
+ * and d/2-th smallest of the d ranks drawn, counted from 0. */
+static double resampled_median(struct cb_rng *rng, const struct ranked_cell *rc, size_t r,
+			       size_t *count)
 {
-	size_t i, seen = 0, lo = (r->n - 1) / 2, hi = r->n / 2, at_lo = SIZE_MAX;
+	const struct pooled_row *row = &rc->row[r];
+	size_t i, j, d = 0, seen = 0, lo, hi, at_lo = SIZE_MAX;
 
-	memset(count, 0, r->n * sizeof(*count));
-	for (i = 0; i < r->n; i++)
-		count[r->rank[mod_by(cb_rng_next(rng), r->m, r->n)]]++;
+	memset(count, 0, row->n * sizeof(*count));
+	for (j = 0; j < rc->nsessions; j++) {
+		const struct session_ranks *s = &rc->at[r * rc->nsessions + rc->drawn[j]];
+		for (i = 0; i < s->n; i++)
+			count[s->rank[mod_by(cb_rng_next(rng), s->m, s->n)]]++;
+		d += s->n;
+	}
+	lo = (d - 1) / 2;
+	hi = d / 2;
 	for (i = 0;; i++) {
 		seen += count[i];
 		if (at_lo == SIZE_MAX && seen > lo)
@@ -251,7 +327,7 @@ static double resampled_median(struct cb_rng *rng, const struct ranked *r, size_
 		if (seen > hi)
 			break;
 	}
-	return lo == hi ? (double)r->sorted[i] : middle(r->sorted[at_lo], r->sorted[i]);
+	return lo == hi ? (double)row->sorted[i] : middle(row->sorted[at_lo], row->sorted[i]);
 }
 
 /* Move the k-th smallest of x[0..n) (from 0) to x[k], nothing larger
@@ -301,64 +377,75 @@ static double quantile(double *x, size_t n, double q)
 	return x[i] + (h - fl) * (next - x[i]);
 }
 
-int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, uint64_t seed,
+/* The speedup over rows from the rows' times in the two cells, summing
+ * the log ratios in row order. */
+static double geomean_speedup(const double *tb, const double *to, size_t nrows)
+{
+	double acc = 0;
+	size_t r;
+
+	for (r = 0; r < nrows; r++)
+		acc += log(tb[r] / to[r]);
+	return exp(acc / (double)nrows) - 1;
+}
+
+int cb_speedup(const char *const *rows, const struct cb_cell_samples *base,
+	       const struct cb_cell_samples *other, double confidence, uint64_t seed,
 	       int resamples, struct cb_speedup *out, struct cb_err *err)
 {
+	struct ranked_cell cell[2] = { { 0 }, { 0 } };
 	struct cb_rng rng;
-	struct ranked *rk = NULL;
 	size_t *count = NULL;
-	double *boot = NULL, acc;
-	size_t i, maxn = 0, nboot, nranked = 0;
-	int b, rc = -1;
+	double *boot = NULL, *t = NULL;
+	size_t r, nrows = base->nrows, most = 0, nboot;
+	int b, k, rc = -1;
 
+	if (other->nrows != nrows)
+		return cb_fail(err, "the baseline has %zu rows, the other cell %zu", nrows,
+			       other->nrows);
 	if (nrows == 0)
 		return cb_fail(err, "no rows to compare");
 	if (!(confidence > 0 && confidence < 1))
 		return cb_fail(err, "confidence %g is outside (0, 1)", confidence);
 	if (resamples < 1)
 		return cb_fail(err, "resamples %d is below 1", resamples);
-	for (i = 0; i < nrows; i++) {
-		const struct cb_row_pair *p = &rows[i];
-		if (check_samples(p->row, "baseline", p->base, p->nbase, err) < 0 ||
-		    check_samples(p->row, "other cell", p->other, p->nother, err) < 0)
+	if (base->nsessions == 0)
+		return cb_fail(err, "the baseline has no sessions");
+	if (other->nsessions == 0)
+		return cb_fail(err, "the other cell has no sessions");
+	for (r = 0; r < nrows; r++)
+		if (check_row(rows[r], base, r, "baseline", err) < 0 ||
+		    check_row(rows[r], other, r, "other cell", err) < 0)
 			return -1;
-		if (p->nbase > maxn)
-			maxn = p->nbase;
-		if (p->nother > maxn)
-			maxn = p->nother;
-	}
 	nboot = (size_t)resamples;
-	rk = calloc(2 * nrows, sizeof(*rk));
-	count = malloc(maxn * sizeof(*count));
-	boot = malloc(nboot * sizeof(*boot));
-	if (!rk || !count || !boot)
+	if (rank_cell(base, &cell[0]) < 0 || rank_cell(other, &cell[1]) < 0)
 		goto oom;
-	/* rk[2i] is row i's baseline, rk[2i + 1] its other cell. */
-	for (nranked = 0; nranked < 2 * nrows; nranked++) {
-		const struct cb_row_pair *p = &rows[nranked / 2];
-		if (rank_samples(nranked % 2 ? p->other : p->base, nranked % 2 ? p->nother : p->nbase,
-				 &rk[nranked]) < 0) {
-			nranked++;
-			goto oom;
-		}
-	}
+	for (k = 0; k < 2; k++)
+		for (r = 0; r < nrows; r++)
+			if (cell[k].row[r].n > most)
+				most = cell[k].row[r].n;
+	count = malloc(most * sizeof(*count));
+	boot = malloc(nboot * sizeof(*boot));
+	/* Row times: t[r] the baseline's, t[nrows + r] the other cell's. */
+	t = malloc(2 * nrows * sizeof(*t));
+	if (!count || !boot || !t)
+		goto oom;
 
-	acc = 0;
-	for (i = 0; i < nrows; i++) {
-		acc += log(sorted_median(rk[2 * i].sorted, rk[2 * i].n) /
-			   sorted_median(rk[2 * i + 1].sorted, rk[2 * i + 1].n));
-	}
-	out->point = exp(acc / (double)nrows) - 1;
+	for (k = 0; k < 2; k++)
+		for (r = 0; r < nrows; r++)
+			t[(size_t)k * nrows + r] =
+				sorted_median(cell[k].row[r].sorted, cell[k].row[r].n);
+	out->point = geomean_speedup(t, t + nrows, nrows);
 
 	cb_rng_seed(&rng, seed);
 	for (b = 0; b < resamples; b++) {
-		acc = 0;
-		for (i = 0; i < nrows; i++) {
-			double mb = resampled_median(&rng, &rk[2 * i], count);
-			double mo = resampled_median(&rng, &rk[2 * i + 1], count);
-			acc += log(mb / mo);
+		draw_sessions(&rng, &cell[0]);
+		draw_sessions(&rng, &cell[1]);
+		for (r = 0; r < nrows; r++) {
+			t[r] = resampled_median(&rng, &cell[0], r, count);
+			t[nrows + r] = resampled_median(&rng, &cell[1], r, count);
 		}
-		boot[b] = exp(acc / (double)nrows) - 1;
+		boot[b] = geomean_speedup(t, t + nrows, nrows);
 	}
 	out->lo = quantile(boot, nboot, (1 - confidence) / 2);
 	out->hi = quantile(boot, nboot, (1 + confidence) / 2);
@@ -368,11 +455,11 @@ int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, 
 oom:
 	cb_fail(err, "out of memory for %d resamples", resamples);
 out:
-	for (i = 0; i < nranked; i++)
-		ranked_free(&rk[i]);
-	free(rk);
+	ranked_cell_free(&cell[0]);
+	ranked_cell_free(&cell[1]);
 	free(count);
 	free(boot);
+	free(t);
 	return rc;
 }
 

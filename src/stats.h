@@ -27,35 +27,50 @@ uint64_t cb_rng_next(struct cb_rng *r);
  * strings (task names may contain "::"). */
 int cb_bootstrap_seed(const char *task, const char *order, uint64_t *seed, struct cb_err *err);
 
-/* One benchmark row in one order: the baseline's and the other cell's raw
- * samples (ns). `row` names the row in error messages and must be set. */
-struct cb_row_pair {
-	const char *row;
-	const int64_t *base;
-	size_t nbase;
-	const int64_t *other;
-	size_t nother;
+/* The samples (ns) of one benchmark row in one session of one cell. A
+ * session is one independent timed pass over the cell's rows; its samples
+ * are the back-to-back repeats of the row in that pass. */
+struct cb_samples {
+	const int64_t *v;
+	size_t n;
+};
+
+/* One cell in one order: nrows rows by nsessions sessions, the samples of
+ * row r in session s at at[r * nsessions + s]. Row r of the two cells
+ * compared is the same benchmark row. */
+struct cb_cell_samples {
+	const struct cb_samples *at;
+	size_t nrows, nsessions;
 };
 
 struct cb_speedup {
-	double point;      /* geometric mean over rows of median(base)/median(other), minus 1 */
+	double point;      /* geometric mean over rows of T_base/T_other, minus 1 */
 	double lo, hi;     /* bootstrap interval at the requested confidence */
 	size_t nrows;
 };
 
 #define CB_BOOTSTRAP_RESAMPLES 2000
 
-/* Point estimate and bootstrap interval. Each resample draws, for every
- * row, nbase baseline samples and nother other samples with replacement
- * (in that order, rows in the given order; a draw from n samples takes
- * index cb_rng_next() % n, whose bias is below 2^-40 for the sample counts
- * used here and which is trivial to reproduce), takes their medians, and
- * averages the log ratios over rows; the interval is the (1-c)/2 and
- * (1+c)/2 quantiles of the resampled speedups (linear interpolation between
- * order statistics, numpy's default). Refuses nrows == 0, confidence outside
- * (0, 1), resamples < 1, and rows with no samples or a sample <= 0 ns (which
- * also rules out non-positive medians, in the data and in every resample). */
-int cb_speedup(const struct cb_row_pair *rows, size_t nrows, double confidence, uint64_t seed,
+/* Point estimate and bootstrap interval of `other` against `base`, as
+ * docs/formats.md, "Statistics", defines them; rows[r] names row r in
+ * error messages. A row's time in a cell, T, is the median of its samples
+ * pooled over the cell's sessions. Each resample first draws, with
+ * replacement, as many session indices as the baseline has sessions (none
+ * when it has one), then the same for the other cell, and then, row by
+ * row in order, for the baseline and then the other cell, draws n indices
+ * into each drawn session's n samples of the row, in the order the
+ * sessions were drawn; the row's resampled T is the median of all it drew.
+ * A draw from n takes cb_rng_next() % n (bias below 2^-40 for the counts
+ * used here, and trivial to reproduce). With one session per cell this is
+ * the bootstrap over repeats that sealed runs before sessions used, draw
+ * for draw. The interval is the (1-c)/2 and (1+c)/2 quantiles of the
+ * resampled speedups (linear interpolation between order statistics,
+ * numpy's default). Refuses cells with different row counts, no rows,
+ * confidence outside (0, 1), resamples < 1, a cell with no sessions, and
+ * a row with no samples in a session or a sample <= 0 ns (which also rules
+ * out non-positive medians, in the data and in every resample). */
+int cb_speedup(const char *const *rows, const struct cb_cell_samples *base,
+	       const struct cb_cell_samples *other, double confidence, uint64_t seed,
 	       int resamples, struct cb_speedup *out, struct cb_err *err);
 
 /* Round a ratio to integer parts per million, llround(x * 1e6): halves

@@ -2,7 +2,8 @@
  * gen_stats.py writes from an independent pure-Python implementation
  * (seeds, RNG outputs and medians exact; point, lo and hi within a relative
  * 1e-12, since libm's log and exp may differ by an ulp across machines),
- * plus the refusals and the bootstrap's determinism. */
+ * plus the refusals, the bootstrap's determinism, and its fast resampling
+ * against the plain one, with one session per cell and with several. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -171,38 +172,137 @@ static void ppm_cases(void **state)
 	}
 }
 
-/* One golden bootstrap case: seed, RNG stream, medians, point, lo, hi. */
+/* A draw from n samples, as stats.h states the rule. */
+static size_t draw_index(struct cb_rng *r, size_t n)
+{
+	return (size_t)(cb_rng_next(r) % n);
+}
+
+/* One cell of a golden case, side "base" or "other": each row holds one
+ * session under "<side>" or several under "<side>_sessions", the same
+ * count in every row. The samples belong to the struct. */
+struct golden_cell {
+	struct cb_samples *at;
+	struct cb_cell_samples c;
+};
+
+static void golden_cell_load(const json_t *rows, const char *side, struct golden_cell *g)
+{
+	size_t nrows = json_array_size(rows), ns = 0, r, s;
+	char key[32];
+
+	snprintf(key, sizeof(key), "%s_sessions", side);
+	for (r = 0; r < nrows; r++) {
+		const json_t *row = json_array_get(rows, r), *many = json_object_get(row, key);
+		size_t here = many ? json_array_size(many) : 1;
+		if (r == 0) {
+			ns = here;
+			g->at = calloc(nrows * ns, sizeof(*g->at));
+			assert_non_null(g->at);
+		}
+		assert_int_equal(here, ns);
+		for (s = 0; s < ns; s++) {
+			struct cb_samples *x = &g->at[r * ns + s];
+			x->v = samples(many ? json_array_get(many, s) : member(row, side), &x->n);
+		}
+	}
+	g->c = (struct cb_cell_samples){ g->at, nrows, ns };
+}
+
+static void golden_cell_free(struct golden_cell *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->c.nrows * g->c.nsessions; i++)
+		free((void *)g->at[i].v);
+	free(g->at);
+}
+
+/* Median of row r's samples pooled over the cell's sessions. */
+static double pooled_median(const struct cb_cell_samples *c, size_t r)
+{
+	size_t s, n = 0;
+	int64_t *all;
+	double m;
+
+	for (s = 0; s < c->nsessions; s++)
+		n += c->at[r * c->nsessions + s].n;
+	all = malloc(n * sizeof(*all));
+	assert_non_null(all);
+	for (n = 0, s = 0; s < c->nsessions; s++) {
+		const struct cb_samples *x = &c->at[r * c->nsessions + s];
+		memcpy(all + n, x->v, x->n * sizeof(*all));
+		n += x->n;
+	}
+	m = cb_median_i64(all, n);
+	free(all);
+	return m;
+}
+
+/* A case with sessions also gives its first resample: the session indices
+ * drawn first (none for a cell of one session), checked against the
+ * seeded generator, and its speedup, which cb_speedup with one resample
+ * must give as both interval bounds. */
+static void first_resample(const json_t *c, const char *const *names, const struct golden_cell *g,
+			   uint64_t seed)
+{
+	const json_t *fr = member(c, "first_resample");
+	static const char *const keys[2] = { "base_sessions_drawn", "other_sessions_drawn" };
+	struct cb_speedup sp;
+	struct cb_err err;
+	struct cb_rng r;
+	size_t j;
+	int side;
+
+	cb_rng_seed(&r, seed);
+	for (side = 0; side < 2; side++) {
+		const json_t *drawn = member(fr, keys[side]);
+		size_t ns = g[side].c.nsessions;
+		assert_int_equal(json_array_size(drawn), ns > 1 ? ns : 0);
+		for (j = 0; j < json_array_size(drawn); j++)
+			assert_int_equal(json_integer_value(json_array_get(drawn, j)),
+					 draw_index(&r, ns));
+	}
+	assert_int_equal(cb_speedup(names, &g[0].c, &g[1].c,
+				    json_number_value(member(c, "confidence")), seed, 1, &sp, &err),
+			 0);
+	close_double("first resample (lo)", sp.lo, hex(fr, "speedup"));
+	close_double("first resample (hi)", sp.hi, hex(fr, "speedup"));
+}
+
+/* One golden bootstrap case: seed, RNG stream, pooled medians, point, lo,
+ * hi, and the first resample where the case has sessions. */
 static void speedup_case(void **state)
 {
 	const json_t *c = *state;
 	const json_t *rows = member(c, "rows"), *first8 = member(c, "rng_first8");
 	size_t i, nrows = json_array_size(rows);
-	struct cb_row_pair *pairs = calloc(nrows, sizeof(*pairs));
+	const char **names = calloc(nrows, sizeof(*names));
+	struct golden_cell g[2] = { { 0 }, { 0 } };
 	struct cb_speedup sp;
 	struct cb_err err;
 	struct cb_rng r;
 	uint64_t seed;
 	char what[256];
 
-	assert_non_null(pairs);
+	assert_non_null(names);
 	assert_int_equal(cb_bootstrap_seed(str(c, "task"), str(c, "order"), &seed, &err), 0);
 	assert_true(seed == u64(member(c, "seed")));
 	cb_rng_seed(&r, seed);
 	assert_int_equal(json_array_size(first8), 8);
 	for (i = 0; i < 8; i++)
 		assert_true(cb_rng_next(&r) == u64(json_array_get(first8, i)));
+	golden_cell_load(rows, "base", &g[0]);
+	golden_cell_load(rows, "other", &g[1]);
 	for (i = 0; i < nrows; i++) {
 		const json_t *row = json_array_get(rows, i);
-		pairs[i].row = str(row, "row");
-		pairs[i].base = samples(member(row, "base"), &pairs[i].nbase);
-		pairs[i].other = samples(member(row, "other"), &pairs[i].nother);
-		snprintf(what, sizeof(what), "row %s: median of base", pairs[i].row);
-		same_double(what, cb_median_i64(pairs[i].base, pairs[i].nbase), hex(row, "median_base"));
-		snprintf(what, sizeof(what), "row %s: median of other", pairs[i].row);
-		same_double(what, cb_median_i64(pairs[i].other, pairs[i].nother),
-			    hex(row, "median_other"));
+		names[i] = str(row, "row");
+		snprintf(what, sizeof(what), "row %s: median of base", names[i]);
+		same_double(what, pooled_median(&g[0].c, i), hex(row, "median_base"));
+		snprintf(what, sizeof(what), "row %s: median of other", names[i]);
+		same_double(what, pooled_median(&g[1].c, i), hex(row, "median_other"));
 	}
-	if (cb_speedup(pairs, nrows, json_number_value(member(c, "confidence")), seed,
+	if (cb_speedup(names, &g[0].c, &g[1].c, json_number_value(member(c, "confidence")), seed,
 		       (int)json_integer_value(member(c, "resamples")), &sp, &err) < 0) {
 		print_error("cb_speedup: %s\n", err.msg);
 		fail();
@@ -211,52 +311,67 @@ static void speedup_case(void **state)
 	close_double("point", sp.point, hex(c, "point"));
 	close_double("lo", sp.lo, hex(c, "lo"));
 	close_double("hi", sp.hi, hex(c, "hi"));
-	for (i = 0; i < nrows; i++) {
-		free((void *)pairs[i].base);
-		free((void *)pairs[i].other);
-	}
-	free(pairs);
+	if (json_object_get(c, "first_resample"))
+		first_resample(c, names, g, seed);
+	golden_cell_free(&g[0]);
+	golden_cell_free(&g[1]);
+	free(names);
 }
 
 static const int64_t base3[] = { 100, 104, 98 }, other3[] = { 90, 91, 95 };
+static const char *const names4[] = { "mm[64]", "mm[128]", "mm[256]", "mm[512]" };
 
-/* cb_speedup's message for rows[0..nrows) and the given settings. */
-static const char *refusal(const struct cb_row_pair *rows, size_t nrows, double confidence,
-			   int resamples)
+/* cb_speedup's message for the two cells (rows named by names4) and the
+ * given settings. */
+static const char *refusal(struct cb_cell_samples base, struct cb_cell_samples other,
+			   double confidence, int resamples)
 {
 	static struct cb_err err;
 	struct cb_speedup sp;
 
-	assert_int_equal(cb_speedup(rows, nrows, confidence, 1, resamples, &sp, &err), -1);
+	assert_int_equal(cb_speedup(names4, &base, &other, confidence, 1, resamples, &sp, &err), -1);
 	return err.msg;
 }
 
 static void refusals(void **state)
 {
 	const int64_t bad[] = { 100, -4, 98 };
-	struct cb_row_pair ok = { "mm[64]", base3, 3, other3, 3 };
-	struct cb_row_pair empty_base = { "mm[128]", base3, 0, other3, 3 };
-	struct cb_row_pair empty_other = { "mm[256]", base3, 3, other3, 0 };
-	struct cb_row_pair negative = { "mm[512]", base3, 3, bad, 3 };
-	struct cb_row_pair two[2];
+	const struct cb_samples ok = { base3, 3 }, ok2 = { other3, 3 }, empty = { base3, 0 },
+				neg = { bad, 3 };
+	/* Row by row, two rows of one session. */
+	const struct cb_samples ok_ok[2] = { ok, ok2 }, ok_empty[2] = { ok, empty },
+				ok_neg[2] = { ok2, neg };
+	/* One row, three sessions. */
+	const struct cb_samples three_empty[3] = { ok, empty, ok2 },
+				three_neg[3] = { ok, ok2, neg };
+	struct cb_cell_samples one = { &ok, 1, 1 }, two = { ok_ok, 2, 1 };
 	struct cb_err err;
 	uint64_t seed;
 
 	(void)state;
-	assert_string_equal(refusal(&ok, 0, 0.95, 10), "no rows to compare");
-	assert_string_equal(refusal(&ok, 1, 0, 10), "confidence 0 is outside (0, 1)");
-	assert_string_equal(refusal(&ok, 1, 1, 10), "confidence 1 is outside (0, 1)");
-	assert_string_equal(refusal(&ok, 1, -0.5, 10), "confidence -0.5 is outside (0, 1)");
-	assert_string_equal(refusal(&ok, 1, NAN, 10), "confidence nan is outside (0, 1)");
-	assert_string_equal(refusal(&ok, 1, 0.95, 0), "resamples 0 is below 1");
-	assert_string_equal(refusal(&empty_base, 1, 0.95, 10),
+	assert_string_equal(refusal(two, one, 0.95, 10), "the baseline has 2 rows, the other cell 1");
+	assert_string_equal(refusal((struct cb_cell_samples){ &ok, 0, 1 },
+				    (struct cb_cell_samples){ &ok, 0, 1 }, 0.95, 10),
+			    "no rows to compare");
+	assert_string_equal(refusal(one, one, 0, 10), "confidence 0 is outside (0, 1)");
+	assert_string_equal(refusal(one, one, 1, 10), "confidence 1 is outside (0, 1)");
+	assert_string_equal(refusal(one, one, -0.5, 10), "confidence -0.5 is outside (0, 1)");
+	assert_string_equal(refusal(one, one, NAN, 10), "confidence nan is outside (0, 1)");
+	assert_string_equal(refusal(one, one, 0.95, 0), "resamples 0 is below 1");
+	assert_string_equal(refusal((struct cb_cell_samples){ &ok, 1, 0 }, one, 0.95, 10),
+			    "the baseline has no sessions");
+	assert_string_equal(refusal(one, (struct cb_cell_samples){ &ok, 1, 0 }, 0.95, 10),
+			    "the other cell has no sessions");
+	assert_string_equal(refusal((struct cb_cell_samples){ ok_empty, 2, 1 }, two, 0.95, 10),
 			    "row 'mm[128]': the baseline has no samples");
-	two[0] = ok;
-	two[1] = empty_other;
-	assert_string_equal(refusal(two, 2, 0.95, 10),
-			    "row 'mm[256]': the other cell has no samples");
-	assert_string_equal(refusal(&negative, 1, 0.95, 10),
-			    "row 'mm[512]': other cell sample 2 is -4 ns, not positive");
+	assert_string_equal(refusal(two, (struct cb_cell_samples){ ok_empty, 2, 1 }, 0.95, 10),
+			    "row 'mm[128]': the other cell has no samples");
+	assert_string_equal(refusal(two, (struct cb_cell_samples){ ok_neg, 2, 1 }, 0.95, 10),
+			    "row 'mm[128]': other cell sample 2 is -4 ns, not positive");
+	assert_string_equal(refusal((struct cb_cell_samples){ three_empty, 1, 3 }, one, 0.95, 10),
+			    "row 'mm[64]': the baseline session 2 has no samples");
+	assert_string_equal(refusal(one, (struct cb_cell_samples){ three_neg, 1, 3 }, 0.95, 10),
+			    "row 'mm[64]': other cell session 3 sample 2 is -4 ns, not positive");
 	assert_int_equal(cb_bootstrap_seed("t", "a:b", &seed, &err), -1);
 	assert_string_equal(err.msg, "bootstrap seed: order 'a:b' contains ':'");
 }
@@ -265,7 +380,9 @@ static void refusals(void **state)
  * and on the order. */
 static void determinism(void **state)
 {
-	struct cb_row_pair rows[2] = { { "x", base3, 3, other3, 3 }, { "y", other3, 3, base3, 2 } };
+	const struct cb_samples sb[2] = { { base3, 3 }, { other3, 3 } },
+				so[2] = { { other3, 3 }, { base3, 2 } };
+	const struct cb_cell_samples base = { sb, 2, 1 }, other = { so, 2, 1 };
 	struct cb_speedup a, b, c;
 	struct cb_err err;
 	uint64_t s1, s2, s3;
@@ -275,10 +392,10 @@ static void determinism(void **state)
 	assert_int_equal(cb_bootstrap_seed("ops/t.py::test_b", "a", &s2, &err), 0);
 	assert_int_equal(cb_bootstrap_seed("ops/t.py::test_a", "b", &s3, &err), 0);
 	assert_true(s1 != s2 && s1 != s3 && s2 != s3);
-	assert_int_equal(cb_speedup(rows, 2, 0.95, s1, 500, &a, &err), 0);
-	assert_int_equal(cb_speedup(rows, 2, 0.95, s1, 500, &b, &err), 0);
+	assert_int_equal(cb_speedup(names4, &base, &other, 0.95, s1, 500, &a, &err), 0);
+	assert_int_equal(cb_speedup(names4, &base, &other, 0.95, s1, 500, &b, &err), 0);
 	assert_memory_equal(&a, &b, sizeof(a));
-	assert_int_equal(cb_speedup(rows, 2, 0.95, s2, 500, &c, &err), 0);
+	assert_int_equal(cb_speedup(names4, &base, &other, 0.95, s2, 500, &c, &err), 0);
 	same_double("point under another seed", c.point, a.point);
 	assert_true(c.lo != a.lo || c.hi != a.hi);
 }
@@ -291,44 +408,56 @@ static int cmp_sample(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* A draw from n samples, as stats.h states the rule. */
-static size_t draw_index(struct cb_rng *r, size_t n)
-{
-	return (size_t)(cb_rng_next(r) % n);
-}
+#define MAX_ROWS 4
+#define MAX_SESSIONS 5
+#define MAX_DRAWN 400
 
 /* The bootstrap as docs/formats.md states it, the plain way: for each
- * resample and row, draw nbase then nother samples with draw_index, sort
- * each draw and take its median, average the log ratios. Returns the
- * resampled speedups in draw order (caller frees). */
-static double *reference_boot(const struct cb_row_pair *rows, size_t nrows, uint64_t seed,
-			      int resamples)
+ * resample, draw the baseline's session indices (none when it has one
+ * session), then the other cell's; then for each row, for the baseline and
+ * then the other cell, draw from each drawn session in draw order as many
+ * samples as it has, sort all that the row drew and take its median;
+ * average the log ratios. Returns the resampled speedups in draw order
+ * (caller frees). */
+static double *reference_boot(const struct cb_cell_samples *base,
+			      const struct cb_cell_samples *other, uint64_t seed, int resamples)
 {
+	const struct cb_cell_samples *cell[2] = { base, other };
 	double *boot = calloc((size_t)resamples, sizeof(*boot));
-	int64_t draw[400];
+	int64_t draw[MAX_DRAWN];
+	size_t picks[2][MAX_SESSIONS];
 	struct cb_rng r;
-	int b;
+	int b, side;
 
 	assert_non_null(boot);
 	cb_rng_seed(&r, seed);
 	for (b = 0; b < resamples; b++) {
 		double acc = 0;
-		size_t i;
-		for (i = 0; i < nrows; i++) {
+		size_t i, j;
+		for (side = 0; side < 2; side++) {
+			size_t ns = cell[side]->nsessions;
+			assert_true(ns <= MAX_SESSIONS);
+			for (j = 0; j < ns; j++)
+				picks[side][j] = ns > 1 ? draw_index(&r, ns) : 0;
+		}
+		for (i = 0; i < base->nrows; i++) {
 			double m[2];
-			int side;
 			for (side = 0; side < 2; side++) {
-				const int64_t *v = side ? rows[i].other : rows[i].base;
-				size_t n = side ? rows[i].nother : rows[i].nbase, k;
-				assert_true(n <= 400);
-				for (k = 0; k < n; k++)
-					draw[k] = v[draw_index(&r, n)];
+				const struct cb_cell_samples *c = cell[side];
+				size_t n = 0, k;
+				for (j = 0; j < c->nsessions; j++) {
+					const struct cb_samples *x =
+						&c->at[i * c->nsessions + picks[side][j]];
+					assert_true(n + x->n <= MAX_DRAWN);
+					for (k = 0; k < x->n; k++)
+						draw[n++] = x->v[draw_index(&r, x->n)];
+				}
 				qsort(draw, n, sizeof(*draw), cmp_sample);
 				m[side] = cb_median_i64(draw, n);
 			}
 			acc += log(m[0] / m[1]);
 		}
-		boot[b] = exp(acc / (double)nrows) - 1;
+		boot[b] = exp(acc / (double)base->nrows) - 1;
 	}
 	return boot;
 }
@@ -349,47 +478,100 @@ static double linear_quantile(const double *x, size_t n, double q)
 	return i + 1 >= n ? x[n - 1] : x[i] + (h - fl) * (x[i + 1] - x[i]);
 }
 
+/* cb_speedup's interval for the two cells at confidence 0.9 must equal,
+ * bit for bit, the quantiles of the plainly computed resamples. */
+static void same_as_plain(const struct cb_cell_samples *base, const struct cb_cell_samples *other,
+			  uint64_t seed, int resamples, int trial)
+{
+	struct cb_speedup sp;
+	struct cb_err err;
+	double *boot;
+	char what[64];
+
+	if (cb_speedup(names4, base, other, 0.9, seed, resamples, &sp, &err) < 0) {
+		print_error("trial %d: %s\n", trial, err.msg);
+		fail();
+	}
+	boot = reference_boot(base, other, seed, resamples);
+	qsort(boot, (size_t)resamples, sizeof(*boot), cmp_real);
+	snprintf(what, sizeof(what), "trial %d lo", trial);
+	same_double(what, sp.lo, linear_quantile(boot, (size_t)resamples, (1 - 0.9) / 2));
+	snprintf(what, sizeof(what), "trial %d hi", trial);
+	same_double(what, sp.hi, linear_quantile(boot, (size_t)resamples, (1 + 0.9) / 2));
+	free(boot);
+}
+
 /* cb_speedup finds each resample's median from counts of ranks instead of
  * sorting the drawn samples, and reduces its draws without dividing: over
- * random rows of 1 to 24 samples (1 to 400 in every fourth trial), odd and
- * even counts, many ties, values near 2^53, its interval must equal, bit
- * for bit, the quantiles of the plainly computed resamples. */
+ * random rows of one session per cell, 1 to 24 samples (1 to 400 in every
+ * fourth trial), odd and even counts, many ties, values near 2^53, it must
+ * agree bit for bit with the plain resampling. */
 static void ranks_match_plain_resampling(void **state)
 {
+	static int64_t pool[MAX_ROWS][2][MAX_DRAWN];
 	struct cb_rng gen;
 	int trial;
 
 	(void)state;
 	cb_rng_seed(&gen, 20261130);
 	for (trial = 0; trial < 300; trial++) {
-		struct cb_row_pair rows[4];
-		static int64_t pool[4][2][400];
+		struct cb_samples at[2][MAX_ROWS];
 		size_t nrows = 1 + draw_index(&gen, 4), i, k;
 		int64_t spread = trial % 3 == 0 ? 3 : trial % 3 == 1 ? 1000 : (int64_t)1 << 40;
 		int64_t least = trial % 5 == 0 ? ((int64_t)1 << 53) - 5000 : 1000;
 		int resamples = 50 + (int)draw_index(&gen, 150);
-		struct cb_speedup sp;
-		struct cb_err err;
-		double *boot;
-		char what[64];
+		struct cb_cell_samples base = { at[0], nrows, 1 }, other = { at[1], nrows, 1 };
 
 		for (i = 0; i < nrows; i++) {
-			size_t most = trial % 4 == 3 ? 400 : 24;
+			size_t most = trial % 4 == 3 ? MAX_DRAWN : 24;
 			size_t nb = 1 + draw_index(&gen, most), no = 1 + draw_index(&gen, most);
 			for (k = 0; k < nb; k++)
 				pool[i][0][k] = least + (int64_t)draw_index(&gen, (size_t)spread);
 			for (k = 0; k < no; k++)
 				pool[i][1][k] = least + (int64_t)draw_index(&gen, (size_t)spread);
-			rows[i] = (struct cb_row_pair){ "r", pool[i][0], nb, pool[i][1], no };
+			at[0][i] = (struct cb_samples){ pool[i][0], nb };
+			at[1][i] = (struct cb_samples){ pool[i][1], no };
 		}
-		assert_int_equal(cb_speedup(rows, nrows, 0.9, (uint64_t)trial, resamples, &sp, &err), 0);
-		boot = reference_boot(rows, nrows, (uint64_t)trial, resamples);
-		qsort(boot, (size_t)resamples, sizeof(*boot), cmp_real);
-		snprintf(what, sizeof(what), "trial %d lo", trial);
-		same_double(what, sp.lo, linear_quantile(boot, (size_t)resamples, (1 - 0.9) / 2));
-		snprintf(what, sizeof(what), "trial %d hi", trial);
-		same_double(what, sp.hi, linear_quantile(boot, (size_t)resamples, (1 + 0.9) / 2));
-		free(boot);
+		same_as_plain(&base, &other, (uint64_t)trial, resamples, trial);
+	}
+}
+
+/* The same with sessions: each cell 1 to 5 sessions (drawn apart, so the
+ * two cells mostly differ), each session 1 to 50 samples of a row (1 to 3
+ * in every fourth trial, where session draws dominate) shifted by its own
+ * offset, so that sessions interleave in the pooled order; ties, values
+ * near 2^53. */
+static void sessions_match_plain_resampling(void **state)
+{
+	static int64_t pool[2][MAX_ROWS][MAX_SESSIONS][50];
+	struct cb_rng gen;
+	int trial;
+
+	(void)state;
+	cb_rng_seed(&gen, 20261201);
+	for (trial = 0; trial < 300; trial++) {
+		struct cb_samples at[2][MAX_ROWS * MAX_SESSIONS];
+		struct cb_cell_samples cell[2];
+		size_t nrows = 1 + draw_index(&gen, MAX_ROWS), i, s, k;
+		size_t most = trial % 4 == 3 ? 3 : 50;
+		int64_t spread = trial % 3 == 0 ? 3 : trial % 3 == 1 ? 1000 : (int64_t)1 << 40;
+		int64_t least = trial % 5 == 0 ? ((int64_t)1 << 53) - ((int64_t)3 << 40) : 1000;
+		int resamples = 50 + (int)draw_index(&gen, 150), side;
+
+		for (side = 0; side < 2; side++) {
+			size_t ns = 1 + draw_index(&gen, MAX_SESSIONS);
+			cell[side] = (struct cb_cell_samples){ at[side], nrows, ns };
+			for (i = 0; i < nrows; i++)
+				for (s = 0; s < ns; s++) {
+					size_t n = 1 + draw_index(&gen, most);
+					int64_t at_least = least + (int64_t)draw_index(&gen, (size_t)spread);
+					for (k = 0; k < n; k++)
+						pool[side][i][s][k] =
+							at_least + (int64_t)draw_index(&gen, (size_t)spread);
+					at[side][i * ns + s] = (struct cb_samples){ pool[side][i][s], n };
+				}
+		}
+		same_as_plain(&cell[0], &cell[1], (uint64_t)trial, resamples, trial);
 	}
 }
 
@@ -400,6 +582,7 @@ int main(void)
 		cmocka_unit_test(median_cases),      cmocka_unit_test(ppm_cases),
 		cmocka_unit_test(refusals),          cmocka_unit_test(determinism),
 		cmocka_unit_test(ranks_match_plain_resampling),
+		cmocka_unit_test(sessions_match_plain_resampling),
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), n, i;
 	json_error_t jerr;
@@ -417,7 +600,7 @@ int main(void)
 	n = json_array_size(cases);
 	tests = calloc(nfixed + n, sizeof(*tests));
 	names = calloc(n ? n : 1, sizeof(*names));
-	if (!tests || !names || n < 12)
+	if (!tests || !names || n < 26)
 		abort();
 	memcpy(tests, fixed, sizeof(fixed));
 	for (i = 0; i < n; i++) {

@@ -4,14 +4,21 @@
 A short pure-Python (standard library only) implementation of the
 definitions in docs/formats.md, "Statistics": exact integer medians
 (statistics.median), splitmix64 + xoshiro256** on Python integers, the
-seed from hashlib, the bootstrap, numpy's default quantile, and llround
-through Decimal. It checks itself against published vectors, then writes
-cases.json next to this script:
+seed from hashlib, the two-level bootstrap (sessions, then repeats within
+them), numpy's default quantile, and llround through Decimal. It checks
+itself against published vectors, then writes cases.json next to this
+script:
 
     python3 tests/golden/stats/gen_stats.py
 
 The output depends only on this script (input samples come from its own
-generator), so running it again gives the same file.
+generator), so running it again gives the same file. A speedup case's rows
+hold either one session per cell ("base", "other": lists of samples) or
+several ("base_sessions", "other_sessions": lists of sessions, each a list
+of samples, as many in every row of a cell); median_* are the row times
+(medians pooled over the cell's sessions). Cases with sessions also give
+their first resample: the session indices it drew for each cell (0-based,
+none for a cell of one session) and its speedup.
 """
 import decimal
 import hashlib
@@ -85,26 +92,59 @@ def quantile(sorted_x, q):
     return sorted_x[i] + (h - i) * (sorted_x[i + 1] - sorted_x[i])
 
 
-def mean_log_ratio(pairs):
+def row_time(sessions):
+    """A row's time in a cell: the median of its samples pooled over the
+    cell's sessions."""
+    return median([x for session in sessions for x in session])
+
+
+def geomean_speedup(times_base, times_other):
     acc = 0.0  # a plain loop: sum() compensates on Python >= 3.12
-    for base, other in pairs:
-        acc += math.log(median(base) / median(other))
-    return acc / len(pairs)
+    for tb, to in zip(times_base, times_other):
+        acc += math.log(tb / to)
+    return math.exp(acc / len(times_base)) - 1
 
 
-def speedup(rows, confidence, seed, resamples):
-    point = math.exp(mean_log_ratio([(r["base"], r["other"]) for r in rows])) - 1
+def draw_sessions(rng, cell):
+    """The session indices of one resample: as many draws as the cell has
+    sessions, or none (its only session, once) when it has one."""
+    count = len(cell[0])
+    if count == 1:
+        return [0]
+    return [rng.index(count) for _ in range(count)]
+
+
+def resample_row(rng, sessions, picks):
+    """Row time in one resample: for each picked session in order, draw as
+    many of its samples as it has, with replacement; median of them all."""
+    drawn = []
+    for k in picks:
+        session = sessions[k]
+        drawn += [session[rng.index(len(session))] for _ in session]
+    return median(drawn)
+
+
+def resample(rng, base, other):
+    """One resample's speedup and the sessions it drew for each cell."""
+    picks_base = draw_sessions(rng, base)
+    picks_other = draw_sessions(rng, other)
+    tb, to = [], []
+    for rb, ro in zip(base, other):
+        tb.append(resample_row(rng, rb, picks_base))
+        to.append(resample_row(rng, ro, picks_other))
+    return geomean_speedup(tb, to), picks_base, picks_other
+
+
+def speedup(base, other, confidence, seed, resamples):
+    """base, other: cell[r][s] is the list of samples of row r in session s.
+    Returns point, lo, hi and the first resample (speedup, sessions drawn)."""
+    point = geomean_speedup([row_time(r) for r in base], [row_time(r) for r in other])
     rng = Xoshiro256ss.seeded(seed)
-    boot = []
-    for _ in range(resamples):
-        drawn = []
-        for r in rows:
-            b = [r["base"][rng.index(len(r["base"]))] for _ in r["base"]]
-            o = [r["other"][rng.index(len(r["other"]))] for _ in r["other"]]
-            drawn.append((b, o))
-        boot.append(math.exp(mean_log_ratio(drawn)) - 1)
-    boot.sort()
-    return point, quantile(boot, (1 - confidence) / 2), quantile(boot, (1 + confidence) / 2)
+    boot = [resample(rng, base, other) for _ in range(resamples)]
+    first = boot[0]
+    boot = sorted(b[0] for b in boot)
+    return (point, quantile(boot, (1 - confidence) / 2), quantile(boot, (1 + confidence) / 2),
+            first)
 
 
 def ppm(x):
@@ -182,25 +222,115 @@ def build_cases():
         ("utf8_task", "t/\u00fcber-\u6e2c\u8a66", "b", 0.95, 250,
          [("r", [700, 710, 705], [720, 730, 725, 715])]),
     ]
-    cases = []
-    for name, task, order, conf, resamples, rows in specs:
-        rows = [{"row": r, "base": b, "other": o} for r, b, o in rows]
-        seed = bootstrap_seed(task, order)
-        rng = Xoshiro256ss.seeded(seed)
-        point, lo, hi = speedup(rows, conf, seed, resamples)
-        for r in rows:
-            for side in ("base", "other"):
-                m = median(r[side])
-                r[f"median_{side}"] = m
-                r[f"median_{side}_hex"] = m.hex()
-        cases.append({
-            "name": name, "task": task, "order": order, "confidence": conf,
-            "resamples": resamples, "rows": rows, "seed": str(seed),
-            "rng_first8": [str(rng.next()) for _ in range(8)],
-            "point": point, "point_hex": point.hex(),
-            "lo": lo, "lo_hex": lo.hex(), "hi": hi, "hi_hex": hi.hex(),
-        })
+    cases = [make_case(*spec, sessions=False) for spec in specs]
+    cases += [make_case(*spec, sessions=True) for spec in session_specs(big)]
+    # One session per cell is the bootstrap over repeats, draw for draw.
+    same = [c for c in cases if c["name"] in ("single_row_odd_gain", "sessions_1v1_as_single_row")]
+    assert [(c["point"], c["lo"], c["hi"]) for c in same].count(
+        (same[0]["point"], same[0]["lo"], same[0]["hi"])) == 2
     return cases
+
+
+def drifting(rng, counts, center, spread, drift):
+    """Sessions of the given sample counts: each noisy around center plus
+    its own shift in +- drift/2, the drift between passes (inputs only)."""
+    sessions = []
+    for n in counts:
+        shift = rng.index(drift + 1) - drift // 2
+        sessions.append(noisy(rng, n, center + shift, spread))
+    return sessions
+
+
+def session_specs(big):
+    """Cases with sessions: rows as (name, base sessions, other sessions),
+    every row of a cell with the same number of sessions."""
+    h = Xoshiro256ss.seeded(20260301)
+    same = drifting(h, [6, 7, 5, 7], 20000, 300, 400), drifting(h, [3, 9, 7, 7], 310000, 5000, 4000)
+    return [
+        ("sessions_1v1_as_single_row", "ops/tests/test_mm.py::test_mm[4096]", "a", 0.95, 1000,
+         [("r0", [[1012, 1003, 998, 1040, 1001, 1007, 995]],
+           [[805, 812, 799, 830, 801, 808, 797]])]),
+        ("sessions_3v3_drift", "ops/tests/test_mm.py::test_mm[8192]", "a", 0.95, 1000,
+         [("r0", drifting(h, [7] * 3, 1000, 20, 30), drifting(h, [7] * 3, 950, 20, 30)),
+          ("r1", drifting(h, [7] * 3, 52000, 400, 900), drifting(h, [7] * 3, 50000, 400, 900))]),
+        ("sessions_1v4", "t-s1v4", "b", 0.9, 500,
+         [(f"q{i}", drifting(h, [9], c, c // 40, 0),
+           drifting(h, [5, 7, 3, 9], c * 21 // 20, c // 40, c // 30))
+          for i, c in enumerate((800, 6400, 120000))]),
+        ("sessions_5v2_uneven", "t-uneven", "a-aa", 0.95, 700,
+         [(f"u{i}", drifting(h, [1 + h.index(12) for _ in range(5)], c, c // 30, c // 25),
+           drifting(h, [1 + h.index(12) for _ in range(2)], c, c // 30, c // 25))
+          for i, c in enumerate((3000, 41000, 7000, 900000))]),
+        ("sessions_ties", "t-sties", "b", 0.95, 400,
+         [("flat", [[100] * 4] * 3, [[100] * 4, [100] * 6]),
+          ("two_values", [[50, 60, 50, 60], [60, 60, 50, 50], [50, 50, 50, 60]],
+           [[55, 55, 50], [50, 55, 55, 55, 50]]),
+          ("pairs", [[7, 7], [8, 8], [7, 8]], [[7, 8], [8, 8]])]),
+        ("sessions_huge_ns", "t-shuge", "a", 0.95, 400,
+         [("long",
+           [[big + d for d in ds] for ds in ((17, -3, 40001, 9), (123456, -77), (5, 6, 7, 8, 9, 10))],
+           [[big - (1 << 36) + d for d in ds]
+            for ds in ((11, 2), (-900, 65536, 3, 7), (8, 1 << 20), (0, 1))]),
+          ("longer", [[3 * big + d for d in ds] for ds in ((1, 2), (3, 4), (5, 6, 7))],
+           [[3 * big + d for d in ds] for ds in ((1, 3), (5, 7), (2,), (4, 6, 8, 10))])]),
+        ("sessions_single_resample", "t-sr1", "b", 0.95, 1,
+         [("only", [[10, 12, 11], [13, 12]], [[9, 9, 10], [11], [8, 10]])]),
+        ("sessions_identical_cells", "t-sident", "b-aa", 0.95, 2000,
+         [("w0", same[0], same[0]), ("w1", same[1], same[1])]),
+        ("sessions_one_sample_each", "t-s1", "a", 0.95, 300,
+         [(f"o{i}", [[c + h.index(50)] for _ in range(5)], [[c + h.index(50)] for _ in range(5)])
+          for i, c in enumerate((1000, 2000))]),
+        ("sessions_campaign_3x5x7", "ops/tests/test_softmax.py::test_softmax[fp16-4096]", "a", 0.95,
+         2000,
+         [(f"s{i}", drifting(h, [7] * 5, c, c // 100, c // 60),
+           drifting(h, [7] * 5, c * 99 // 100, c // 100, c // 60))
+          for i, c in enumerate((124000, 450000, 939000))]),
+        ("sessions_many_rows_conf99", "t-smany", "b", 0.99, 600,
+         [(f"m{i}", drifting(h, [2 + i % 5] * 3, 500 + 97 * i, 40, 30),
+           drifting(h, [6 - i % 5, 3, 1 + i % 3], 490 + 97 * i, 40, 30))
+          for i in range(10)]),
+        ("sessions_50_samples_conf90", "t-s50", "a", 0.9, 300,
+         [(f"f{i}", drifting(h, [50, 49, 50, 48], c, c // 10, c // 20),
+           drifting(h, [50, 50, 47], c * 51 // 50, c // 10, c // 20))
+          for i, c in enumerate((5000, 77777))]),
+    ]
+
+
+def make_case(name, task, order, conf, resamples, rows, sessions):
+    """One golden case. Rows are (name, base, other): lists of samples (one
+    session per cell, written as "base"/"other") or, with sessions, lists
+    of sessions (written as "base_sessions"/"other_sessions")."""
+    base = [b if sessions else [b] for _, b, _ in rows]
+    other = [o if sessions else [o] for _, _, o in rows]
+    for cell in (base, other):
+        assert all(len(r) == len(cell[0]) >= 1 and all(r) for r in cell)
+    key = "_sessions" if sessions else ""
+    out = []
+    for (r, b, o), rb, ro in zip(rows, base, other):
+        row = {"row": r, "base" + key: b, "other" + key: o}
+        for side, cell_row in (("base", rb), ("other", ro)):
+            m = row_time(cell_row)
+            row[f"median_{side}"] = m
+            row[f"median_{side}_hex"] = m.hex()
+        out.append(row)
+    seed = bootstrap_seed(task, order)
+    rng = Xoshiro256ss.seeded(seed)
+    point, lo, hi, first = speedup(base, other, conf, seed, resamples)
+    case = {
+        "name": name, "task": task, "order": order, "confidence": conf,
+        "resamples": resamples, "rows": out, "seed": str(seed),
+        "rng_first8": [str(rng.next()) for _ in range(8)],
+        "point": point, "point_hex": point.hex(),
+        "lo": lo, "lo_hex": lo.hex(), "hi": hi, "hi_hex": hi.hex(),
+    }
+    if sessions:
+        one, picks_base, picks_other = first
+        case["first_resample"] = {
+            "base_sessions_drawn": picks_base if len(base[0]) > 1 else [],
+            "other_sessions_drawn": picks_other if len(other[0]) > 1 else [],
+            "speedup": one, "speedup_hex": one.hex(),
+        }
+    return case
 
 
 def main():
