@@ -24,6 +24,13 @@ for case in per-operator:4 per-category:5; do
 	"
 done
 
+test_expect_success 'tables of ops are evaluated statically; what needs running is left out with a warning naming file and line' "
+	$expected
+	(cd '$D' && \$CALIBER inventory --corpus tables -o \"\$T/inv.csv\" >\"\$T/stdout\" 2>\"\$T/stderr\") &&
+	expected tables >want && cmp want inv.csv && cmp '$D/tables.stderr' stderr &&
+	grep -q '^inventory: 6 ops from the per-category corpus tables ' stdout
+"
+
 test_expect_success 'an op with a benchmark test but no correctness test is left out with a warning' '
 	$CALIBER inventory --corpus "$D/per-operator" -o inv.csv 2>stderr >/dev/null &&
 	printf "%s\n" "caliber: inventory: warning: op '\''norm'\'' (benchmark/test_norm.py::test_norm) has no test under tests/ marked '\''norm'\''; left out" >want &&
