@@ -1241,14 +1241,13 @@ class Corpus:
 
     def find(self, base, dotted):
         """rel of the file of module `dotted` under folder base (relative to
-        the corpus): base/a/b.py or base/a/b/__init__.py, inside the corpus."""
-        stem = os.path.normpath(os.path.join(base, *dotted.split("."))) if dotted else os.path.normpath(base)
-        for rel in (stem + ".py", os.path.join(stem, "__init__.py")):
-            if rel.startswith("..") or os.path.isabs(rel):
-                continue
+        the corpus, "" for itself): base/a/b.py or base/a/b/__init__.py, a
+        regular file inside the corpus; None when there is none."""
+        parts = [p for p in base.split("/") if p] + (dotted.split(".") if dotted else [])
+        for rel in (["/".join(parts) + ".py"] if parts else []) + ["/".join(parts + ["__init__.py"])]:
             path = os.path.join(self.root, rel)
             real = os.path.realpath(path)
-            if os.path.isfile(path) and (real == self.real or real.startswith(self.real + os.sep)):
+            if os.path.isfile(path) and real.startswith(self.real + os.sep):
                 return rel
         return None
 
@@ -1325,7 +1324,7 @@ def read_file(corpus, rel):
     for t in m.tests:
         a = t.attrs(m.marks)
         tests.append({"id": t.id, "line": t.line, "marks": a.marks,
-                      "param_marks": [m for m in a.param_marks if m not in a.marks], "dtype": a.dtype,
+                      "param_marks": [p for p in a.param_marks if p not in a.marks], "dtype": a.dtype,
                       "dtypes": sorted(a.dtypes)})
     return {"tests": tests, "warnings": m.warnings}
 

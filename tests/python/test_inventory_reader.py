@@ -404,6 +404,20 @@ def test_names_imported_from_the_corpus_are_read_from_their_files(tmp_path):
         "(`t.py` is imported while it is being read (an import cycle)); the marks they may set are left out\n")
 
 
+def test_a_link_out_of_the_corpus_is_not_followed(tmp_path):
+    outside = tmp_path / "outside.py"
+    outside.write_text("OPS = ['secret']\n")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "__init__.py").write_text("")
+    (corpus / "helper.py").symlink_to(outside)
+    assert render(corpus, f"from .helper import OPS\n@pytest.mark.parametrize('o', [{CASE} for o in OPS])\n"
+                          "def test_x(o): pass\n") == (
+        "test_x@3 marks= params= dtypes=-\n"
+        "warning 2: the values of @pytest.mark.parametrize cannot be read without running the file "
+        "(`.helper` is not a file of the corpus); the marks they may set are left out\n")
+
+
 def test_pytestmark_as_the_module_ends(tmp_path):
     assert render(tmp_path, "import os, pytest\n"
                             "pytestmark = [pytest.mark.a]\n"
