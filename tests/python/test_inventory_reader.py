@@ -522,7 +522,8 @@ def test_the_command_writes_its_result_file_and_imports_nothing_of_the_corpus(tm
                                                 "@pytest.mark.x\ndef test_x(): pass\n")
     (corpus / "json.py").write_text("raise SystemExit('imported!')\n")
     result = tmp_path / "out.json"
-    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": PYTHON_DIR, "PYTHONSAFEPATH": "1"}
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": PYTHON_DIR, "PYTHONSAFEPATH": "1",
+           "PYTHONDONTWRITEBYTECODE": "1"}
     run = subprocess.run([sys.executable, "-m", "caliber_pytest.inventory", str(corpus), str(result),
                           "tests/test_x.py"], cwd=corpus, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
