@@ -2,7 +2,8 @@
 # scripts/deps.sh [--ci]: install, from Debian's packages, whatever caliber
 # needs to build and test and is missing; do nothing when all is present.
 #   always: a C compiler, make, pkg-config, jansson, OpenSSL's libcrypto,
-#           cmocka, python3 with pytest (the plugin tests)
+#           cmocka, python3 with pytest (the plugin tests) and Hypothesis
+#           (the fuzz test of the inventory reader)
 #   --ci:   also clang (libFuzzer targets), chromium and python3-pil (the
 #           report's browser test renders its HTML and reads the screenshot)
 set -eu
@@ -26,6 +27,8 @@ need_cmd python3 python3
 # (pyenv, a venv) may lack it, and tests/run.sh looks for one that has it.
 { python3 -c 'import pytest' || /usr/bin/python3 -c 'import pytest'; } >/dev/null 2>&1 ||
 	missing="$missing python3-pytest"
+{ python3 -c 'import pytest, hypothesis' || /usr/bin/python3 -c 'import pytest, hypothesis'; } >/dev/null 2>&1 ||
+	missing="$missing python3-hypothesis"
 if [ "${1:-}" = "--ci" ]; then
 	need_cmd clang clang
 	need_cmd chromium chromium

@@ -1,8 +1,8 @@
 #!/bin/sh
 # caliber inventory: the inventory of a corpus tree, read statically from its
-# pytest files, in both FlagGems layouts; what prepare makes of its extra
-# columns and of '*'; and every refusal, which names file and line and
-# writes nothing.
+# pytest files by caliber_pytest.inventory, in both FlagGems layouts; what
+# prepare makes of its extra columns and of '*'; and every refusal, which
+# names file and line and writes nothing.
 . "$(dirname "$0")/lib.sh"
 
 D="$CALIBER_ROOT/tests/data/inventory"
@@ -14,14 +14,22 @@ expected() {
 	sed "s/@DIGEST@/$($CALIBER digest "$D/$1")/" "$D/$1.csv"
 }'
 
-for layout in per-operator per-category; do
+for case in per-operator:4 per-category:5; do
+	layout=${case%:*}
 	test_expect_success "a $layout tree gives the expected inventory" "
 		$expected
 		\$CALIBER inventory --corpus '$D/$layout' -o inv.csv >stdout 2>stderr &&
 		expected $layout >want && cmp want inv.csv &&
-		grep -q '^inventory: 4 ops from the $layout corpus ' stdout
+		grep -q '^inventory: ${case#*:} ops from the $layout corpus ' stdout
 	"
 done
+
+test_expect_success 'tables of ops are evaluated statically; what needs running is left out with a warning naming file and line' "
+	$expected
+	(cd '$D' && \$CALIBER inventory --corpus tables -o \"\$T/inv.csv\" >\"\$T/stdout\" 2>\"\$T/stderr\") &&
+	expected tables >want && cmp want inv.csv && sed \"s|@D@|$D|\" '$D/tables.stderr' | cmp - stderr &&
+	grep -q '^inventory: 6 ops from the per-category corpus $D/tables ' stdout
+"
 
 test_expect_success 'an op with a benchmark test but no correctness test is left out with a warning' '
 	$CALIBER inventory --corpus "$D/per-operator" -o inv.csv 2>stderr >/dev/null &&
@@ -155,4 +163,23 @@ test_expect_success 'a corpus that is not a directory, and a command line withou
 test_expect_success 'the correctness file named like the benchmark file wins over one that sorts first' '
 	$CALIBER inventory --corpus "$CALIBER_ROOT/tests/data/inventory/paired" -o inv.csv >/dev/null &&
 	grep -q "^softmax,benchmark/test_softmax.py,test_perf_softmax,tests/test_softmax.py,softmax," inv.csv
+'
+
+test_expect_success '--python picks the interpreter; one that cannot start or fails is named' '
+	$CALIBER inventory --corpus "$D/paired" -o inv.csv --python "$(command -v python3)" >/dev/null &&
+	printf "%s\n" "caliber: inventory: @CWD@/no-python: cannot start: No such file or directory" >want &&
+	expect_refusal 1 want $CALIBER inventory --corpus "$D/paired" -o x.csv --python ./no-python &&
+	printf "#!/bin/sh\necho \"Traceback (most recent call last):\" >&2\necho \"ImportError: no\" >&2\nexit 3\n" >py &&
+	chmod +x py &&
+	printf "%s\n" "caliber: inventory: @CWD@/py -m caliber_pytest.inventory exited with status 3: ImportError: no" >want &&
+	expect_refusal 1 want $CALIBER inventory --corpus "$D/paired" -o x.csv --python ./py &&
+	test ! -e x.csv
+'
+
+test_expect_success 'the reader imports nothing from the folder caliber runs in, and leaves no bytecode' '
+	cp -R "$D/paired" c && mkdir run &&
+	printf "raise SystemExit(\"shadowed\")\n" >run/json.py && cp run/json.py run/ast.py &&
+	(cd run && $CALIBER inventory --corpus ../c -o ../inv.csv >/dev/null) &&
+	grep -q "^softmax," inv.csv &&
+	test -z "$(find c -name __pycache__)"
 '

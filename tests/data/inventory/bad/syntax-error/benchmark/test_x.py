@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.x
+def test_perf_x():
+    pass
