@@ -740,7 +740,7 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err)
 	}
 	if (cb_corpus_inventory(corpus, python, &inv, err) < 0)
 		goto out;
-	if (cb_write_atomic(output, inv.csv, inv.csv_len, 0644, err) < 0) {
+	if (cb_mkdir_parent(output, 0755, err) < 0 || cb_write_atomic(output, inv.csv, inv.csv_len, 0644, err) < 0) {
 		cb_corpus_inventory_free(&inv);
 		goto out;
 	}

@@ -1829,7 +1829,7 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	char fail_set[8] = "", *data = NULL, *path = NULL;
 	enum format fmt = FMT_TEXT;
 	size_t i, len, hits = 0;
-	int rc, sealed;
+	int rc;
 	const struct cb_opt opts[] = {
 		{ "format", CB_OPT_STR, &format, "FMT", "text, md or html (default: from -o's extension, else text)" },
 		{ "output", CB_OPT_PATH, &output, "FILE", "write the report there, not to stdout" },
@@ -1886,7 +1886,14 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	if (load_tasks(&rp, err) < 0 || (rp.dj && attach_derived(&rp, err) < 0) ||
 	    make_hrefs(&rp, output, err) < 0)
 		goto out;
-	sealed = seal_status(&rp);
+	if (!seal_status(&rp) && fail_set[0]) {
+		/* A gate never passes a run whose receipts cannot be trusted, and
+		 * writes nothing for it. */
+		cb_fail(err, "--fail-on %s: %s: the seal %s; a run that does not verify passes no gate", fail_on,
+			rp.root, rp.seal);
+		rc = CB_EXIT_VERIFY;
+		goto out;
+	}
 	rows = calloc(rp.n + 1, sizeof(*rows));
 	if (!rows) {
 		cb_fail(err, "out of memory");
@@ -1904,7 +1911,7 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	if (output) {
-		if (cb_write_atomic(output, data, len, 0644, err) < 0)
+		if (cb_mkdir_parent(output, 0755, err) < 0 || cb_write_atomic(output, data, len, 0644, err) < 0)
 			goto out;
 		printf("report: wrote %s (%s, %zu tasks; seal %s)\n", output, formats[fmt].name, rp.n, rp.seal);
 	} else if (fwrite(data, 1, len, stdout) != len) {
@@ -1912,13 +1919,6 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_OK;
-	if (fail_set[0] && !sealed) {
-		/* A gate never passes a run whose receipts cannot be trusted. */
-		cb_fail(err, "--fail-on %s: %s: the seal %s; a run that does not verify passes no gate", fail_on,
-			rp.root, rp.seal);
-		rc = CB_EXIT_VERIFY;
-		goto out;
-	}
 	for (i = 0; fail_set[0] && i < rp.n; i++)
 		hits += strchr(fail_set, verdict_of(&rp.t[i])) != NULL;
 	if (hits) {

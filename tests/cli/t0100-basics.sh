@@ -32,3 +32,29 @@ test_expect_success 'a missing positional argument prints the usage' '
 	printf "caliber: verify: usage: caliber verify RUN_ROOT\n" >want &&
 	expect_refusal 2 want $CALIBER verify
 '
+
+test_expect_success '-h is --help, for caliber and for every command' '
+	$CALIBER --help >long && $CALIBER -h >short && cmp long short &&
+	for c in $(sed -n "s/^  \([a-z]*\)  .*/\1/p" long); do
+		$CALIBER $c --help >l && $CALIBER $c -h >s && cmp l s || { echo "$c -h differs from --help"; exit 1; }
+	done
+'
+
+test_expect_success 'the exit statuses of caliber --help are the table of the README' '
+	$CALIBER --help | sed -n "/^exit status/,\$ s/^  \([0-9]\)  .*/\1/p" >help &&
+	sed -n "s/^| \([0-9]\) | .*/\1/p" "$CALIBER_ROOT/README.md" >readme &&
+	test -s help && cmp help readme &&
+	for n in $(cat help); do
+		grep -Eq "CB_EXIT_[A-Z]+ = $n([^0-9]|$)" "$CALIBER_ROOT/src/caliber.h" || { echo "no exit status $n in caliber.h"; exit 1; }
+	done
+'
+
+test_expect_success 'the README links only files of the repository, and every one exists' '
+	sed -n "s/.*](\([^)#]*\)).*/\1/p" "$CALIBER_ROOT/README.md" >links && test -s links &&
+	while read -r l; do
+		case "$l" in
+		http*|/*|../*) echo "README links outside the repository: $l"; exit 1 ;;
+		esac
+		test -e "$CALIBER_ROOT/$l" || { echo "README links a missing file: $l"; exit 1; }
+	done <links
+'

@@ -116,6 +116,38 @@ test_expect_success 'a refused batch names every failed check and writes nothing
 	test "$(ls out)" = file
 '
 
+test_expect_success 'an output root whose parents are missing is created with them; one under a file is refused first' '
+	eval "$setup" && make_frozen &&
+	run canary a/b/out --worker "python3 $W/replay.py $D" >stdout &&
+	grep -qx "preflight: output-root: ok ($PWD/a/b/out will be created, with the folders missing below $PWD)" stdout &&
+	$CALIBER verify a/b/out >/dev/null &&
+	echo x >file &&
+	set +e; run canary file/out --worker "python3 $W/replay.py $D" >stdout 2>&1; rc=$?; set -e &&
+	test $rc -eq 3 && grep -qx "preflight: output-root: FAILED: $PWD/file/out cannot be created: $PWD/file is not a folder" stdout &&
+	test "$(cat file)" = x
+'
+
+test_expect_success 'what the corpus writes to its working directory while targets collects stays out of the corpus' '
+	eval "$setup" &&
+	cp -R "$D/corpus" corpus && chmod -R u+w corpus &&
+	printf "%s\n" "def pytest_terminal_summary(terminalreporter):" \
+		"    with open(\"accuracy_result.json\", \"a\") as f:" "        f.write(\"{}\")" >corpus/conftest.py &&
+	tree=$($CALIBER digest corpus) &&
+	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$tree/" \
+	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json &&
+	$CALIBER prepare manifest.json --inventory-dir corpus --output-root frozen >/dev/null &&
+	TMPDIR=tmp && mkdir tmp && export TMPDIR &&
+	$CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
+		--build-root "$D/compiler" --corpus corpus --output-root out --backends "$CALIBER_ROOT/tests/backends" \
+		--python $PY $DIRTY --worker "python3 $W/replay.py $D" --stop-after 60 >stdout 2>&1 || test $? -eq 4 &&
+	grep -q "^preflight: targets: ok" stdout &&
+	test ! -e corpus/accuracy_result.json && test "$($CALIBER digest corpus)" = "$tree" &&
+	run_here() { $CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
+		--build-root "$D/compiler" --corpus corpus --output-root out --backends "$CALIBER_ROOT/tests/backends" \
+		--python $PY $DIRTY --worker "python3 $W/replay.py $D" "$@"; } &&
+	run_here --resume --quiet >/dev/null && $CALIBER verify out >/dev/null
+'
+
 test_expect_success 'an output root inside a sealed run is refused' '
 	eval "$setup" && make_frozen && run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	set +e; run canary out/tasks/again --worker "python3 $W/replay.py $D" >stdout 2>/dev/null; rc=$?; set -e &&

@@ -112,6 +112,15 @@ test_expect_success 'exit 0 whatever the verdicts unless --fail-on names one; --
 	test -s r.html
 '
 
+test_expect_success '--fail-on on a run whose seal does not hold exits 6, whatever the verdicts' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	chmod -R u+w run && echo >>run/tasks/gelu_bwd/task.json &&
+	$CALIBER report run >/dev/null &&
+	printf "%s\n" "caliber: report: --fail-on X: $PWD/run: the seal does not hold: changed: tasks/gelu_bwd/task.json (1 changed, 0 missing, 0 extra, 0 symlinks); a run that does not verify passes no gate" >want &&
+	expect_refusal 6 want $CALIBER report run --fail-on X &&
+	expect_refusal 6 want $CALIBER report run --fail-on X -o sub/r.html && test ! -e sub
+'
+
 test_expect_success '--fail-on on a derived run gates on the derived verdicts' '
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
 	$CALIBER reaccount run --floor 0 --output d0 >/dev/null &&
