@@ -42,9 +42,13 @@ CFLAGS_ALL  = $(STD) $(OPT) $(WARN) $(SANFLAGS) -pthread -Isrc -I$(BUILD) $(PKG_
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 LIBS_ALL    = $(PKG_LIBS) -lm -pthread
 
-SRC      := $(sort $(wildcard src/*.c))
-LIB_SRC  := $(filter-out src/main.c,$(SRC))
+# src/*.c is the library; src/cmd/*.c the commands (one file per command, as
+# git's builtin/), which only the binary links; main.c holds their table.
+LIB_SRC  := $(filter-out src/main.c,$(sort $(wildcard src/*.c)))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+CMD_SRC  := $(sort $(wildcard src/cmd/*.c))
+CMD_OBJ  := $(CMD_SRC:src/cmd/%.c=$(BUILD)/cmd/%.o)
+HDRS     := $(wildcard src/*.h src/cmd/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TLIB_SRC := $(sort $(wildcard tests/lib/*.c))
@@ -67,11 +71,15 @@ caliber: $(BUILD)/caliber
 	cp $< $@
 endif
 
-$(BUILD)/caliber: $(BUILD)/main.o $(LIB_OBJ)
+$(BUILD)/caliber: $(BUILD)/main.o $(CMD_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/%.o: src/%.c src/*.h $(BUILD)/version.h | $(BUILD)
+$(BUILD)/%.o: src/%.c $(HDRS) $(BUILD)/version.h | $(BUILD)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/cmd/%.o: src/cmd/%.c $(HDRS) $(BUILD)/version.h | $(BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Isrc/cmd -c -o $@ $<
 
 # version.h carries the version and the commit the build came from; it is
 # rewritten only when either changes, so a rebuild stays incremental.
@@ -85,17 +93,17 @@ $(BUILD)/version.h: FORCE | $(BUILD)
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(BUILD):
-	mkdir -p $(BUILD)/tests/lib $(BUILD)/tools
+	mkdir -p $(BUILD)/cmd $(BUILD)/tests/lib $(BUILD)/tools
 
-$(BUILD)/tests/lib/%.o: tests/lib/%.c tests/lib/*.h src/*.h $(BUILD)/version.h | $(BUILD)
+$(BUILD)/tests/lib/%.o: tests/lib/%.c tests/lib/*.h $(HDRS) $(BUILD)/version.h | $(BUILD)
 	$(CC) $(CFLAGS_ALL) -Itests/lib -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) $(TLIB_OBJ) src/*.h | $(BUILD)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) $(TLIB_OBJ) $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(TLIB_OBJ) $(LIBS_ALL) $(CMOCKA_LIBS)
 
 # Test tools: small programs the CLI tests use to build and seal run roots
 # through the same library the binary uses.
-$(BUILD)/tools/%: tests/tools/%.c $(LIB_OBJ) $(TLIB_OBJ) src/*.h | $(BUILD)
+$(BUILD)/tools/%: tests/tools/%.c $(LIB_OBJ) $(TLIB_OBJ) $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(TLIB_OBJ) $(LIBS_ALL)
 
 check: $(BUILD)/caliber $(UNIT_BIN) $(TOOL_BIN)
@@ -116,7 +124,7 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 FUZZ_CFLAGS = -std=c11 -D_XOPEN_SOURCE=700 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Ibuild/fuzz $(PKG_CFLAGS)
 
-build/fuzz/%: fuzz/%.c $(LIB_SRC) src/*.h build/fuzz/version.h
+build/fuzz/%: fuzz/%.c $(LIB_SRC) $(HDRS) build/fuzz/version.h
 	clang $(FUZZ_CFLAGS) -pthread -o $@ $< $(LIB_SRC) $(PKG_LIBS) -lm
 
 build/fuzz/version.h: $(BUILD)/version.h

@@ -5,6 +5,60 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Letter, meaning: every verdict the table can give, in its order. */
+static const struct {
+	char v;
+	const char *meaning;
+} verdicts[] = {
+	{ 'X', "not assessed (harness, timeout, IR)" },
+	{ 'K', "candidate incorrect" },
+	{ 'B', "no topology reduction" },
+	{ 'G', "stable gain" },
+	{ 'R', "stable regression" },
+	{ 'C', "reduced, speedup not stable" },
+};
+
+_Static_assert(sizeof(verdicts) / sizeof(verdicts[0]) == sizeof(CB_VERDICTS) - 1,
+	       "CB_VERDICTS lists the verdict table");
+
+int cb_verdict_known(char v)
+{
+	return v && strchr(CB_VERDICTS, v) != NULL;
+}
+
+const char *cb_verdict_meaning(char v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++)
+		if (verdicts[i].v == v)
+			return verdicts[i].meaning;
+	return "not a verdict";
+}
+
+int cb_fail_on_parse(const char *s, char set[8], struct cb_err *err)
+{
+	size_t n = 0;
+
+	set[0] = '\0';
+	for (; s && *s; s++) {
+		if (*s == ',' || *s == ' ')
+			continue;
+		if (!cb_verdict_known(*s) || n >= sizeof(CB_VERDICTS) - 1)
+			return cb_fail(err, "--fail-on: '%c' is not a verdict (X, K, B, G, R, C)", *s);
+		if (!strchr(set, *s)) {
+			set[n++] = *s;
+			set[n] = '\0';
+		}
+	}
+	return 0;
+}
+
+int cb_fail_on_hits(const char *set, char v)
+{
+	return v && strchr(set, v) != NULL;
+}
+
 int cb_topology_reduced(const struct cb_facts *f)
 {
 	return f->topology[CB_ROLE_CANDIDATE] < f->topology[CB_ROLE_BASELINE];

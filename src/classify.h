@@ -19,6 +19,28 @@
 #include "caliber.h"
 #include "manifest.h"
 
+/* The verdict letters in the order of the table above: the classifier's
+ * first match wins in this order. */
+#define CB_VERDICTS "XKBGRC"
+
+/* The same letters in the order a reader scans a campaign: what gained
+ * first, what could not be assessed last (reports and summaries). */
+#define CB_VERDICTS_READING "GCBRKX"
+
+/* Whether v is a verdict letter. */
+int cb_verdict_known(char v);
+
+/* What a verdict letter means, in a few words ("stable gain", ...). */
+const char *cb_verdict_meaning(char v);
+
+/* Parse a --fail-on list such as "K,R,X" (letters, with commas or blanks
+ * between them) into set, a NUL-terminated string of verdict letters: run
+ * and report gate on it alike. */
+int cb_fail_on_parse(const char *s, char set[8], struct cb_err *err);
+
+/* Whether a gate set (from cb_fail_on_parse) catches verdict v. */
+int cb_fail_on_hits(const char *set, char v);
+
 enum cb_order { CB_ORDER_A, CB_ORDER_B, CB_NORDERS };
 
 /* What the classifier looks at. harness_code is NULL when every cell and

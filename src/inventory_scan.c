@@ -17,13 +17,11 @@
 #include <jansson.h>
 
 #include "buf.h"
-#include "cmd.h"
 #include "csv.h"
 #include "digest.h"
 #include "fsutil.h"
 #include "inventory.h"
 #include "jsonio.h"
-#include "opts.h"
 #include "plan.h"
 #include "proc.h"
 #include "walk.h"
@@ -675,89 +673,3 @@ void cb_corpus_inventory_free(struct cb_corpus_inventory *inv)
 
 /* ------------------------------------------------------------------ */
 /* The command                                                          */
-
-static const char inventory_about[] =
-	"Write the inventory CSV (SPEC section 4) of the corpus tree DIR to FILE,\n"
-	"read statically from its pytest files by Python's own parser (ast), without\n"
-	"importing or running them: every test_*.py below DIR/benchmark and DIR/tests,\n"
-	"their `def test*` functions (also async, also methods of Test* classes, node\n"
-	"id TestX::test_y), the op marks on them (@pytest.mark.<op> on the def, its\n"
-	"classes and pytestmark; pytest.param(..., marks=...) in their parametrize\n"
-	"lists, pytest's own marks left out) and @pytest.mark.parametrize(\"dtype\", ...).\n"
-	"Module-level lists and tuples, names bound to them (also imported from other\n"
-	"files of DIR), + of them and comprehensions over them are evaluated\n"
-	"statically; what needs running is unknown, with a warning naming file and\n"
-	"line where it may hide op marks.\n"
-	"\n"
-	"One row per op marked on a benchmark test: the first such test in sorted\n"
-	"path order, one marked itself before one where only a parametrized case is;\n"
-	"the file under tests/ with a test of the same mark that is named\n"
-	"like the benchmark file (else tests/test_<op>.py, else the first); the\n"
-	"mark as selector, the dtypes of those tests (sorted; '*' when one of them\n"
-	"does not list torch dtypes statically), the kind, the layout and the corpus\n"
-	"tree digest (see docs/formats.md, \"Inventory from a corpus tree\"). The\n"
-	"layout is per-category when most files directly in DIR/benchmark are named\n"
-	"test_*_perf.py, else per-operator.\n"
-	"\n"
-	"An op with a benchmark test but no correctness test is left out, with a\n"
-	"warning on stderr naming it. Nothing is written unless every file reads\n"
-	"cleanly: UTF-8, valid Python for the interpreter (--python), no test defined\n"
-	"twice in a file; FILE is replaced atomically and, when it exists, must be a\n"
-	"regular file.";
-
-int cmd_inventory(int argc, char **argv, struct cb_err *err)
-{
-	const char *corpus = NULL, *output = NULL, *python = "python3";
-	const struct cb_opt opts[] = {
-		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus tree, holding benchmark/ and tests/" },
-		{ "output", CB_OPT_PATH, &output, "FILE", "the inventory CSV to write" },
-		{ "python", CB_OPT_PROG, &python, "PATH", "interpreter that reads the test files (default python3)" },
-		{ NULL, 0, NULL, NULL, NULL }
-	};
-	const struct cb_cmd_spec spec = { "inventory", "--corpus DIR -o FILE [--python PATH]", inventory_about,
-					  opts, 0, 0 };
-	struct cb_corpus_inventory inv;
-	struct stat st;
-	struct cb_args args = CB_ARGS_INIT;
-	char *rout, *rcorpus;
-	size_t i;
-	int rc;
-
-	rc = cb_parse_opts(&spec, argc, argv, &args, err);
-	if (rc)
-		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	rc = CB_EXIT_USAGE;
-	if (!corpus || !output) {
-		cb_fail(err, "--corpus DIR and -o FILE are both needed (see caliber inventory --help)");
-		goto out;
-	}
-	rc = CB_EXIT_FAIL;
-	if (lstat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* FILE is replaced by renaming a new file over it: that would put a
-		 * regular file in place of a device, a link or a folder. */
-		cb_fail(err, "-o %s: exists and is not a regular file", output);
-		goto out;
-	}
-	if (cb_corpus_inventory(corpus, python, &inv, err) < 0)
-		goto out;
-	if (cb_mkdir_parent(output, 0755, err) < 0 || cb_write_atomic(output, inv.csv, inv.csv_len, 0644, err) < 0) {
-		cb_corpus_inventory_free(&inv);
-		goto out;
-	}
-	for (i = 0; i < inv.nwarnings; i++)
-		fprintf(stderr, "caliber: inventory: warning: %s\n", inv.warnings[i]);
-	rout = cb_resolve(output);
-	rcorpus = cb_resolve(corpus);
-	if (rout && rcorpus && cb_path_within(rout, rcorpus))
-		fprintf(stderr, "caliber: inventory: warning: %s lies inside the corpus, whose digest it records"
-			" as it was before the file was written\n", output);
-	free(rout);
-	free(rcorpus);
-	printf("inventory: %zu ops from the %s corpus %s (tree sha256 %s), %zu left out: %s\n", inv.nrows,
-	       cb_corpus_layout_name(inv.layout), corpus, inv.tree_sha256, inv.nleft, output);
-	cb_corpus_inventory_free(&inv);
-	rc = CB_EXIT_OK;
-out:
-	cb_args_release(&args);
-	return rc;
-}

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "caliber.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fsutil.h"
 
 struct cmd_entry {

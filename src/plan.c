@@ -7,10 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "fsutil.h"
 #include "jsonio.h"
-#include "opts.h"
 #include "schema.h"
 
 /* Capability -> plugin, in plan order. A plugin joins the plan when its
@@ -30,6 +28,7 @@ static const struct {
 };
 
 #define NPLAN (sizeof(plan_table) / sizeof(plan_table[0]))
+_Static_assert(NPLAN <= CB_PLAN_MAX, "CB_PLAN_MAX is too small for the plan table");
 
 static const struct cb_field capability_fields[] = {
 	{ "device_query", CB_J_BOOL, 1, 0, NULL, "the device can be queried (name, clocks)" },
@@ -146,6 +145,19 @@ int cb_plan(const struct cb_backend *b, const char *plugins[], size_t cap, size_
 	return 0;
 }
 
+const char *cb_plan_why(const char *plugin, const char **capability)
+{
+	size_t i;
+
+	for (i = 0; i < NPLAN; i++)
+		if (strcmp(plan_table[i].plugin, plugin) == 0) {
+			*capability = plan_table[i].capability;
+			return plan_table[i].why;
+		}
+	*capability = "?";
+	return "?";
+}
+
 /* Whether dir looks like caliber's tree. */
 static int is_home(const char *dir)
 {
@@ -187,58 +199,4 @@ const char *cb_home(void)
 	}
 	snprintf(home, sizeof(home), ".");
 	return home;
-}
-
-static const char plan_about[] =
-	"Print the ordered plugin plan (pytest -p modules) that a backend's declared\n"
-	"capabilities call for, one per line, with --why the capability behind each.\n"
-	"The plan is derived here and only here; the worker uses exactly this list.\n"
-	"An empty plan is an error: pytest without plugins measures nothing.";
-
-int cmd_plan(int argc, char **argv, struct cb_err *err)
-{
-	const char *name = NULL, *dir = NULL;
-	const char *plugins[NPLAN + 1];
-	int why = 0;
-	struct cb_backend b;
-	struct cb_args args = CB_ARGS_INIT;
-	size_t n, i, k;
-	const struct cb_opt opts[] = {
-		{ "backend", CB_OPT_STR, &name, "NAME", "backend name (required)" },
-		{ "backends", CB_OPT_PATH, &dir, "DIR", "folder of backend files (default caliber's backends/)" },
-		{ "why", CB_OPT_FLAG, &why, NULL, "also print the capability behind each plugin" },
-		{ NULL, 0, NULL, NULL, NULL }
-	};
-	const struct cb_cmd_spec spec = { "plan", "--backend NAME [--backends DIR] [--why]", plan_about,
-					  opts, 0, 0 };
-	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
-
-	if (rc)
-		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	if (!name) {
-		cb_args_release(&args);
-		cb_fail(err, "--backend NAME is required");
-		return CB_EXIT_USAGE;
-	}
-	rc = cb_backend_load(dir, name, &b, err);
-	cb_args_release(&args);
-	if (rc < 0)
-		return CB_EXIT_FAIL;
-	cb_plan(&b, plugins, NPLAN + 1, &n);
-	if (n == 0) {
-		cb_fail(err, "backend '%s' declares no capability: the plugin plan is empty", name);
-		cb_backend_free(&b);
-		return CB_EXIT_FAIL;
-	}
-	for (i = 0; i < n; i++) {
-		if (!why) {
-			printf("%s\n", plugins[i]);
-			continue;
-		}
-		for (k = 0; k < NPLAN; k++)
-			if (plan_table[k].plugin == plugins[i])
-				printf("%-32s %-18s %s\n", plugins[i], plan_table[k].capability, plan_table[k].why);
-	}
-	cb_backend_free(&b);
-	return CB_EXIT_OK;
 }

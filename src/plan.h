@@ -34,6 +34,13 @@ void cb_backend_free(struct cb_backend *b);
  * *n may be 0, which callers must refuse. */
 int cb_plan(const struct cb_backend *b, const char *plugins[], size_t cap, size_t *n);
 
+/* The most plugins a plan holds. */
+#define CB_PLAN_MAX 8
+
+/* What a planned plugin does, and (through *capability) the capability
+ * that brings it in. */
+const char *cb_plan_why(const char *plugin, const char **capability);
+
 /* caliber's own tree (the harness): $CALIBER_HOME, else the nearest folder
  * above the running binary that holds backends/ and python/caliber_pytest. */
 const char *cb_home(void);

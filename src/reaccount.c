@@ -1,4 +1,4 @@
-/* reaccount.c: `caliber reaccount RUN --floor N --output DIR` (SPEC section
+/* reaccount.c: the re-accounting behind `caliber reaccount` (SPEC section
  * 12): re-count the topology of a sealed run under another launch floor and
  * re-classify its tasks against the sealed correctness and timings, with no
  * device and no compiler. A derived verdict can only demote a topology
@@ -13,23 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "evidence.h"
 #include "fsutil.h"
 #include "jsonio.h"
 #include "manifest.h"
-#include "opts.h"
 #include "pool.h"
+#include "reaccount.h"
 #include "receipt.h"
 #include "seal.h"
 
-struct task_pair {
-	struct cb_task_result sealed, derived;
-	json_t *excluded;              /* per role, variants left out at the new floor */
-	int failed;                    /* 1: err says why; 2: equivalence fails, diff says how */
-	struct cb_err err;
-	char diff[1024];
-};
 
 /* The tasks of a run, accounted on the pool's threads: each takes the next
  * task index, and writes only its own task_pair. */
@@ -39,7 +31,7 @@ struct account_job {
 	const struct cb_manifest *m;
 	const struct cb_ttgir_counts *counts;
 	long long floor;
-	struct task_pair *pairs;
+	struct cb_task_pair *pairs;
 	atomic_size_t next;
 };
 
@@ -99,7 +91,7 @@ static int first_difference(const struct cb_task_result *a, const struct cb_task
 static void account_task(const struct account_job *job, size_t i)
 {
 	const struct cb_campaign_summary *cs = job->cs;
-	struct task_pair *pair = &job->pairs[i];
+	struct cb_task_pair *pair = &job->pairs[i];
 	struct cb_task_evidence ev;
 	struct cb_task_result again;
 	struct cb_facts f;
@@ -229,143 +221,107 @@ static int load_run(const char *run, struct cb_campaign_summary *cs, struct cb_m
 	return rc;
 }
 
-static const char reaccount_about[] =
-	"Re-account a sealed run under a new measured launch floor: re-read each\n"
-	"cell's IR and launch index, recompute the scoped topology, and re-run the\n"
-	"classifier against the sealed correctness verdicts and timings (no device,\n"
-	"no compiler). The seal is checked first; the output must lie outside the\n"
-	"run root. At the run's own floor every sealed count and verdict must be\n"
-	"reproduced ('equivalence: holds'), else the command fails. A derived\n"
-	"verdict only demotes a topology claim: G, C or R become B when the\n"
-	"reduction disappears; a reduction that appears only under the new floor\n"
-	"becomes X (no round-b evidence). Writes DIR/derived.json, DIR/matrix.csv\n"
-	"and DIR/matrix.md.";
 
-int cmd_reaccount(int argc, char **argv, struct cb_err *err)
+void cb_reaccount_release(struct cb_reaccount *ra)
 {
-	struct cb_campaign_summary cs;
-	struct cb_manifest m;
-	struct cb_ttgir_counts counts;
+	size_t i;
+
+	for (i = 0; ra->pairs && i < ra->ntasks; i++) {
+		cb_task_result_release(&ra->pairs[i].sealed);
+		cb_task_result_release(&ra->pairs[i].derived);
+		json_decref(ra->pairs[i].excluded);
+	}
+	free(ra->pairs);
+	free(ra->derived);
+	json_decref(ra->doc);
+	cb_ttgir_counts_free(&ra->counts);
+	cb_manifest_free(&ra->m);
+	cb_campaign_summary_free(&ra->cs);
+	memset(ra, 0, sizeof(*ra));
+}
+
+int cb_reaccount(const char *run, const char *output, long long floor, struct cb_reaccount *ra,
+		 struct cb_err *err)
+{
 	struct cb_err load_err;
 	struct account_job job;
-	struct task_pair *pairs = NULL;
-	struct cb_task_result *derived = NULL;
-	const char *output = NULL;
-	long long floor = -1;
-	struct cb_args args = CB_ARGS_INIT;
-	char *path = NULL, diff[1024] = "";
-	json_t *out = NULL, *tasks = NULL;
-	size_t i, changed = 0;
+	json_t *tasks;
+	size_t i;
 	int loaded;
-	const struct cb_opt opts[] = {
-		{ "floor", CB_OPT_INT, &floor, "N", "the new measured launch floor (>= 0, required)" },
-		{ "output", CB_OPT_PATH, &output, "DIR", "where the derived run goes (required, outside RUN)" },
-		{ NULL, 0, NULL, NULL, NULL }
-	};
-	const struct cb_cmd_spec spec = { "reaccount", "RUN_ROOT --floor N --output DIR", reaccount_about,
-					  opts, 1, 1 };
-	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
 
-	if (rc)
-		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	memset(&cs, 0, sizeof(cs));
-	memset(&m, 0, sizeof(m));
-	memset(&counts, 0, sizeof(counts));
-	rc = CB_EXIT_FAIL;
-	if (floor < 0 || !output) {
-		cb_fail(err, "--floor N (>= 0) and --output DIR are required");
-		rc = CB_EXIT_USAGE;
-		goto out;
-	}
+	memset(ra, 0, sizeof(*ra));
+	ra->floor = floor;
 	/* A receipt or manifest that cannot be read is reported only after the
 	 * checks, as when it was read after them. */
-	loaded = load_run(args.pos[0], &cs, &m, &load_err) == 0;
-	if (check_inputs(args.pos[0], output, loaded ? m.topology_op : NULL, &counts, err) < 0)
-		goto out;
+	loaded = load_run(run, &ra->cs, &ra->m, &load_err) == 0;
+	if (check_inputs(run, output, loaded ? ra->m.topology_op : NULL, &ra->counts, err) < 0)
+		return -1;
 	if (!loaded) {
 		*err = load_err;
-		goto out;
+		return -1;
 	}
-	if (strcmp(m.sha256, cs.manifest_sha256) != 0) {
-		cb_fail(err, "%s: manifest.json does not match the campaign receipt's manifest_sha256", args.pos[0]);
-		goto out;
-	}
-	pairs = calloc(cs.ntasks ? cs.ntasks : 1, sizeof(*pairs));
-	derived = calloc(cs.ntasks ? cs.ntasks : 1, sizeof(*derived));
-	if (!pairs || !derived) {
-		cb_fail(err, "out of memory");
-		goto out;
-	}
-	job.run = args.pos[0];
-	job.cs = &cs;
-	job.m = &m;
-	job.counts = &counts;
+	if (strcmp(ra->m.sha256, ra->cs.manifest_sha256) != 0)
+		return cb_fail(err, "%s: manifest.json does not match the campaign receipt's manifest_sha256", run);
+	ra->ntasks = ra->cs.ntasks;
+	ra->pairs = calloc(ra->ntasks ? ra->ntasks : 1, sizeof(*ra->pairs));
+	ra->derived = calloc(ra->ntasks ? ra->ntasks : 1, sizeof(*ra->derived));
+	if (!ra->pairs || !ra->derived)
+		return cb_fail(err, "out of memory");
+	job.run = run;
+	job.cs = &ra->cs;
+	job.m = &ra->m;
+	job.counts = &ra->counts;
 	job.floor = floor;
-	job.pairs = pairs;
+	job.pairs = ra->pairs;
 	atomic_init(&job.next, 0);
-	cb_pool_run(cs.ntasks, account_worker, &job);
+	cb_pool_run(ra->ntasks, account_worker, &job);
 	/* Reported as if the tasks had been accounted one after the other:
 	 * the first task in run order that failed. */
-	for (i = 0; i < cs.ntasks; i++) {
-		if (pairs[i].failed == 2) {
-			printf("equivalence: fails: %s\n", pairs[i].diff);
-			cb_fail(err, "%s: equivalence fails at the run's own floor %lld: %s", args.pos[0],
-				cs.launch_floor, pairs[i].diff);
-			goto out;
+	for (i = 0; i < ra->ntasks; i++) {
+		if (ra->pairs[i].failed == 2) {
+			snprintf(ra->diff, sizeof(ra->diff), "%s", ra->pairs[i].diff);
+			return cb_fail(err, "%s: equivalence fails at the run's own floor %lld: %s", run,
+				       ra->cs.launch_floor, ra->pairs[i].diff);
 		}
-		if (pairs[i].failed) {
-			*err = pairs[i].err;
-			goto out;
+		if (ra->pairs[i].failed) {
+			*err = ra->pairs[i].err;
+			return -1;
 		}
-		derived[i] = pairs[i].derived;
+		ra->derived[i] = ra->pairs[i].derived;
 	}
-	printf("equivalence: holds (%zu tasks reproduced at the run's own floor %lld)\n", cs.ntasks,
-	       cs.launch_floor);
-
 	tasks = json_array();
-	for (i = 0; i < cs.ntasks; i++) {
-		const struct cb_task_result *s = &pairs[i].sealed, *d = &pairs[i].derived;
-		int ch = s->verdict != d->verdict || first_difference(s, d, diff, sizeof(diff));
+	for (i = 0; i < ra->ntasks; i++) {
+		const struct cb_task_result *sr = &ra->pairs[i].sealed, *d = &ra->pairs[i].derived;
+		char diff[1024];
+		int ch = sr->verdict != d->verdict || first_difference(sr, d, diff, sizeof(diff));
 
-		changed += (size_t)(s->verdict != d->verdict);
-		if (s->verdict != d->verdict)
-			printf("%s: %c -> %c (%s)\n", s->id, s->verdict, d->verdict, d->reason);
+		ra->changed += (size_t)(sr->verdict != d->verdict);
 		json_array_append_new(tasks, json_pack("{s:s, s:b, s:{s:s#, s:s, s:o}, s:{s:s#, s:s, s:s, s:o, s:O}}",
-			"id", s->id, "changed", ch,
-			"sealed", "verdict", &s->verdict, (int)1, "code", s->code, "topology", topo_triplet(s),
+			"id", sr->id, "changed", ch,
+			"sealed", "verdict", &sr->verdict, (int)1, "code", sr->code, "topology", topo_triplet(sr),
 			"derived", "verdict", &d->verdict, (int)1, "code", d->code, "reason", d->reason,
-			"topology", topo_triplet(d), "excluded", pairs[i].excluded));
+			"topology", topo_triplet(d), "excluded", ra->pairs[i].excluded));
 	}
-	out = cb_receipt_new(CB_DERIVED_SCHEMA);
-	json_object_set_new(out, "run", json_pack("{s:s, s:s, s:s, s:I}", "root", args.pos[0], "campaign",
-		cs.campaign, "manifest_sha256", cs.manifest_sha256, "sealed_floor", (json_int_t)cs.launch_floor));
-	json_object_set_new(out, "floor", json_integer(floor));
-	json_object_set_new(out, "equivalence", json_pack("{s:b, s:I}", "holds", 1, "checked_at_floor",
-							  (json_int_t)cs.launch_floor));
-	json_object_set_new(out, "changed", json_integer((json_int_t)changed));
-	json_object_set_new(out, "tasks", tasks);
-	tasks = NULL;
-	path = cb_path_join(output, "derived.json");
-	if (cb_mkdir_p(output, 0777, err) < 0 || !path || cb_receipt_write(path, out, err) < 0 ||
-	    cb_write_verdict_matrix(output, derived, cs.ntasks, err) < 0)
-		goto out;
-	printf("reaccount: floor %lld: %zu of %zu tasks changed verdict; wrote %s/derived.json, matrix.csv, matrix.md\n",
-	       floor, changed, cs.ntasks, output);
-	rc = CB_EXIT_OK;
-out:
-	for (i = 0; pairs && i < cs.ntasks; i++) {
-		cb_task_result_release(&pairs[i].sealed);
-		cb_task_result_release(&pairs[i].derived);
-		json_decref(pairs[i].excluded);
-	}
-	free(pairs);
-	free(derived);
-	json_decref(tasks);
-	json_decref(out);
-	cb_ttgir_counts_free(&counts);
-	cb_manifest_free(&m);
-	cb_campaign_summary_free(&cs);
+	ra->doc = cb_receipt_new(CB_DERIVED_SCHEMA);
+	json_object_set_new(ra->doc, "run", json_pack("{s:s, s:s, s:s, s:I}", "root", run, "campaign",
+		ra->cs.campaign, "manifest_sha256", ra->cs.manifest_sha256, "sealed_floor",
+		(json_int_t)ra->cs.launch_floor));
+	json_object_set_new(ra->doc, "floor", json_integer(floor));
+	json_object_set_new(ra->doc, "equivalence", json_pack("{s:b, s:I}", "holds", 1, "checked_at_floor",
+							      (json_int_t)ra->cs.launch_floor));
+	json_object_set_new(ra->doc, "changed", json_integer((json_int_t)ra->changed));
+	json_object_set_new(ra->doc, "tasks", tasks);
+	return 0;
+}
+
+int cb_reaccount_write(const struct cb_reaccount *ra, const char *output, struct cb_err *err)
+{
+	char *path = cb_path_join(output, "derived.json");
+	int rc = path && cb_mkdir_p(output, 0777, err) == 0 && cb_receipt_write(path, ra->doc, err) == 0 &&
+		 cb_write_verdict_matrix(output, ra->derived, ra->ntasks, err) == 0 ? 0 : -1;
+
+	if (!path)
+		cb_fail(err, "out of memory");
 	free(path);
-	cb_args_release(&args);
 	return rc;
 }

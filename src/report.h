@@ -1,12 +1,92 @@
-/* report.h: what `caliber report` shares with other commands. */
+/* report.h: a sealed run, or a derived run written by reaccount, as a
+ * report sees it (the model), and the renderers beside it: text for a
+ * terminal, Markdown for a pull request (report_text.c), one
+ * self-contained HTML file with inline CSS and SVG for a browser
+ * (report_html.c, report_svg.c, report_task.c).
+ *
+ * Everything shown comes from the receipts and the files the worker left;
+ * the report adds nothing but sample medians and layout, and never the time
+ * or a path of the machine it runs on, so the same run gives the same bytes.
+ * The seal is checked again (cb_verify) and its status stated, never
+ * assumed: a report of a run whose seal does not hold says so first. */
 #ifndef CB_REPORT_H
 #define CB_REPORT_H
 
-#include "caliber.h"
+#include <stddef.h>
 
-/* Parse a --fail-on list such as "K,R,X" (letters, with commas or blanks
- * between them) into set, a NUL-terminated string of verdict letters; run
- * and report gate on it the same way. */
-int cb_fail_on_parse(const char *s, char set[8], struct cb_err *err);
+#include <jansson.h>
+
+#include "buf.h"
+#include "caliber.h"
+#include "receipt.h"
+
+/* One task: its sealed receipt and, in a derived run, what reaccount made
+ * of it. */
+struct cb_report_task {
+	struct cb_task_result sealed;   /* from tasks/<id>/task.json */
+	json_t *doc;                    /* that receipt, for the figures the result leaves out */
+	int derived;                    /* a derived verdict exists (derived run) */
+	char dverdict;
+	const char *dcode, *dreason;    /* borrowed from derived.json */
+	int dhave_topology;
+	long long dtopology[CB_NROLES];
+	int changed;                    /* verdict or counts differ from the seal */
+	const json_t *dexcluded;        /* variants left out at the new floor, per role */
+	int cell_have[CB_NROLES];       /* the topology plot: per cell, the count shown, */
+	long long cell_count[CB_NROLES];/* the sealed one, or the derived at its floor */
+};
+
+/* Everything a report is written from; zeroed is empty. */
+struct cb_report {
+	const char *root;               /* the run root, as the files are opened */
+	const char *derived_dir;        /* NULL for a sealed run */
+	json_t *dj;                     /* derived.json */
+	long long floor, sealed_floor;  /* derived run: new and sealed launch floor */
+	struct cb_campaign_summary cs;
+	struct cb_report_task *t;
+	size_t n;
+	char seal[CB_ERR_MAX];          /* the seal's status in words */
+	char *href;                     /* the run root seen from where the report goes */
+	char *dhref;                    /* the derived folder, likewise */
+};
+
+/* Load the run root or derived run at dir into rp (zeroed first): the
+ * campaign receipt, every task receipt, derived.json and its run (run, when
+ * given, names the run root of a derived run), the links to the receipts as
+ * seen from output (the file the report goes to, or NULL for stdout), and
+ * the seal's status (rp->seal). Returns 1 when the seal holds, 0 when it
+ * does not or cannot be checked, -1 with err filled when the run cannot be
+ * read. */
+int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output,
+		   struct cb_err *err);
+void cb_report_release(struct cb_report *rp);
+
+/* The verdict, code and reason a task is shown and gated by: the derived
+ * ones in a derived run, else the sealed ones. */
+char cb_report_verdict(const struct cb_report_task *t);
+const char *cb_report_code(const struct cb_report_task *t);
+const char *cb_report_reason(const struct cb_report_task *t);
+
+/* Whether dir holds the named file. */
+int cb_report_has_file(const char *dir, const char *name);
+
+/* The thresholds the verdicts used: the campaign receipt's, else (a run
+ * built by the test tools) the first task receipt's. */
+const json_t *cb_report_thresholds(const struct cb_report *rp);
+
+/* Figures as words, shared by every renderer: a share in ppm ("95%"), one
+ * order's speedup and interval (w: width of the number column, md:
+ * Markdown), the timer of a result, the topology column of a task, and how
+ * many tasks have verdict v (the derived one unless sealed). */
+void cb_report_fmt_share(long long ppm, char *out, size_t cap);
+void cb_report_fmt_order(const struct cb_task_result *r, int o, int md, int w, char *out, size_t cap);
+void cb_report_fmt_timer(const struct cb_task_result *r, const char *none, char *out, size_t cap);
+void cb_report_fmt_topology_col(const struct cb_report_task *t, int md, char *out, size_t cap);
+size_t cb_report_count_verdict(const struct cb_report *rp, char v, int sealed);
+
+/* The renderers: rp as text, as Markdown, as one HTML page. */
+int cb_report_text(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err);
+int cb_report_md(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err);
+void cb_report_html(struct cb_buf *b, const struct cb_report *rp);
 
 #endif

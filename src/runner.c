@@ -15,18 +15,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "evidence.h"
 #include "fsutil.h"
 #include "jsonio.h"
 #include "manifest.h"
 #include "matrix.h"
-#include "opts.h"
 #include "plan.h"
 #include "preflight.h"
 #include "proc.h"
 #include "receipt.h"
-#include "report.h"
+#include "runner.h"
 #include "seal.h"
 #include "topology.h"
 #include "worker.h"
@@ -548,93 +546,35 @@ static int set_deadline(struct runner *rn, long long stop_after, const char *whe
 	return 0;
 }
 
-static const char run_about[] =
-	"Run a frozen campaign on one device, serially, into a sealed run root.\n"
-	"Preflights run first (binding, sources, imports, device-count, targets,\n"
-	"device-idle, plugin-plan, output-root); if any fails the batch is refused\n"
-	"(exit 3) and nothing is written. Then per task: correctness in every cell,\n"
-	"round a in manifest order, round b in reverse order when the candidate's\n"
-	"topology is below the baseline's, and the task receipt; at the end the\n"
-	"campaign receipt, matrix.csv, matrix.md and the seal. Each cell keeps one\n"
-	"worker process across tasks; --isolate task starts one per task, cell and\n"
-	"phase. --worker CMD replaces the worker session command (split on spaces,\n"
-	"no shell). --stop-after S and --deadline TIME stop cleanly (exit 4) rather\n"
-	"than start a task or a cell that would end past the deadline by what it is\n"
-	"expected to take: the longest such cell of this task so far, else of this\n"
-	"run, else its timeout; --resume continues from the first task without a\n"
-	"receipt (a task stopped between its cells is redone).\n"
-	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
-	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
-
-int cmd_run(int argc, char **argv, struct cb_err *err)
+int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 {
 	struct runner rn;
 	struct cb_manifest m;
 	struct cb_backend backend;
 	struct cb_preflight pf;
 	struct cb_task_result *res = NULL;
-	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL;
-	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
-	const char *fail_on = NULL, *deadline = NULL;
-	long long stop_after = 0;
-	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0;
-	struct cb_args args = CB_ARGS_INIT;
+	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
 	char fail_set[8] = "";
 	size_t i, first = 0;
 	int c, rc;
-	const struct cb_opt opts[] = {
-		{ "manifest", CB_OPT_PATH, &manifest, "FILE", "FROZEN/manifest.json (required)" },
-		{ "task-matrix", CB_OPT_PATH, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
-		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the compiler's root (required)" },
-		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root (required)" },
-		{ "output-root", CB_OPT_PATH, &output, "DIR", "the run root to create (required)" },
-		{ "worker", CB_OPT_CMD, &worker, "CMD", "worker session command (default: PYTHON -m caliber_pytest.session)" },
-		{ "resume", CB_OPT_FLAG, &resume, NULL, "continue a stopped or killed run in --output-root" },
-		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing that would end S seconds after the start" },
-		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
-		{ "isolate", CB_OPT_STR, &isolate, "task", "a fresh worker per task, cell and phase" },
-		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task gets one of these (e.g. K,R,X)" },
-		{ "backends", CB_OPT_PATH, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
-		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable (default: manifest uuid, else 0)" },
-		{ "python", CB_OPT_PROG, &python, "PATH", "interpreter for the worker and preflights (default python3)" },
-		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "no progress output" },
-		{ "json-progress", CB_OPT_FLAG, &json_progress, NULL, "one JSON object per progress event" },
-		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
-		{ NULL, 0, NULL, NULL, NULL }
-	};
-	const struct cb_cmd_spec spec = { "run", "--manifest F --task-matrix F --build-root D --corpus D --output-root D [options]",
-					  run_about, opts, 0, 0 };
 
-	rc = cb_parse_opts(&spec, argc, argv, &args, err);
-	if (rc)
-		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&rn, 0, sizeof(rn));
 	memset(&m, 0, sizeof(m));
 	memset(&backend, 0, sizeof(backend));
 	memset(&pf, 0, sizeof(pf));
 	rn.t0_ms = cb_mono_ms();
-	rn.progress = quiet ? PROGRESS_QUIET : json_progress ? PROGRESS_JSON
+	rn.progress = o->quiet ? PROGRESS_QUIET : o->json_progress ? PROGRESS_JSON
 				: isatty(STDOUT_FILENO) ? PROGRESS_LIVE : PROGRESS_LINES;
 	for (c = 0; c < CB_NPHASES; c++)
 		rn.run_ms[c] = rn.task_ms[c] = -1;
-	if (!manifest || !matrix || !build_root || !corpus || !output) {
-		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus and --output-root are required");
-		rc = CB_EXIT_USAGE;
-		goto out;
-	}
-	if (isolate && strcmp(isolate, "task") != 0) {
-		cb_fail(err, "--isolate: the only unit is 'task'");
-		rc = CB_EXIT_USAGE;
-		goto out;
-	}
-	if (cb_fail_on_parse(fail_on, fail_set, err) < 0 || set_deadline(&rn, stop_after, deadline, err) < 0) {
+	if (cb_fail_on_parse(o->fail_on, fail_set, err) < 0 || set_deadline(&rn, o->stop_after, o->deadline, err) < 0) {
 		rc = CB_EXIT_USAGE;
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(backends, m.backend, &backend, err) < 0)
+	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(o->backends, m.backend, &backend, err) < 0)
 		goto out;
-	if (resume && cb_is_sealed(output)) {
+	if (o->resume && cb_is_sealed(output)) {
 		/* Killed while sealing, or simply done: finish and say so. */
 		if (cb_seal_finish(output, err) < 0 || cb_verify_or_fail(output, err) < 0)
 			goto out;
@@ -643,17 +583,17 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		rc = CB_EXIT_OK;
 		goto out;
 	}
-	if (cb_worker_ctx_init(&rn.ctx, &m, &backend, corpus, build_root, device, python, worker,
-			       isolate != NULL, err) < 0)
+	if (cb_worker_ctx_init(&rn.ctx, &m, &backend, o->corpus, o->build_root, o->device, o->python, o->worker,
+			       o->isolate, err) < 0)
 		goto out;
 
 	pf.w = &rn.ctx;
 	pf.manifest_path = manifest;
 	pf.matrix_path = matrix;
 	pf.output_root = output;
-	pf.python = python;
-	pf.resume = resume;
-	pf.allow_dirty_harness = allow_dirty;
+	pf.python = o->python;
+	pf.resume = o->resume;
+	pf.allow_dirty_harness = o->allow_dirty;
 	pf.json = rn.progress == PROGRESS_JSON;
 	if (cb_preflight_run(&pf, stdout) > 0) {
 		cb_fail(err, "preflight refused the batch: %zu check%s failed (%s); nothing was written", pf.failed,
@@ -668,7 +608,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	res = calloc(rn.ntasks ? rn.ntasks : 1, sizeof(*res));
 	if (!res)
 		goto out;
-	if (!resume) {
+	if (!o->resume) {
 		/* The skeleton appears whole or not at all, so a run root that
 		 * exists can always be resumed. */
 		const char *slash = strrchr(matrix, '/');
@@ -693,7 +633,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	} else if (prepare_resume(&rn, &first, res, err) < 0) {
 		goto out;
 	}
-	if (record_invocation(output, argc, argv, resume, err) < 0)
+	if (record_invocation(output, o->argc, o->argv, o->resume, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++) {
 		rn.procs[c].cell = &m.cells[c];
@@ -726,13 +666,12 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		for (i = 0; i < rn.ntasks; i++)
 			hits += strchr(fail_set, res[i].verdict) != NULL;
 		if (hits) {
-			cb_fail(err, "--fail-on %s: %zu task%s got one of these verdicts", fail_on, hits,
+			cb_fail(err, "--fail-on %s: %zu task%s got one of these verdicts", o->fail_on, hits,
 				hits == 1 ? "" : "s");
 			rc = CB_EXIT_GATE;
 		}
 	}
 out:
-	cb_args_release(&args);
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_free(&rn.procs[c]);
 	for (i = 0; res && i < rn.ntasks; i++)

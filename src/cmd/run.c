@@ -1,0 +1,76 @@
+/* cmd/run.c: `caliber run`, a frozen campaign on one device into a sealed
+ * run root (SPEC section 6); the work is the runner's (runner.h). */
+#include <string.h>
+
+#include "cmd.h"
+#include "opts.h"
+#include "runner.h"
+
+static const char run_about[] =
+	"Run a frozen campaign on one device, serially, into a sealed run root.\n"
+	"Preflights run first (binding, sources, imports, device-count, targets,\n"
+	"device-idle, plugin-plan, output-root); if any fails the batch is refused\n"
+	"(exit 3) and nothing is written. Then per task: correctness in every cell,\n"
+	"round a in manifest order, round b in reverse order when the candidate's\n"
+	"topology is below the baseline's, and the task receipt; at the end the\n"
+	"campaign receipt, matrix.csv, matrix.md and the seal. Each cell keeps one\n"
+	"worker process across tasks; --isolate task starts one per task, cell and\n"
+	"phase. --worker CMD replaces the worker session command (split on spaces,\n"
+	"no shell). --stop-after S and --deadline TIME stop cleanly (exit 4) rather\n"
+	"than start a task or a cell that would end past the deadline by what it is\n"
+	"expected to take: the longest such cell of this task so far, else of this\n"
+	"run, else its timeout; --resume continues from the first task without a\n"
+	"receipt (a task stopped between its cells is redone).\n"
+	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
+	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
+
+int cmd_run(int argc, char **argv, struct cb_err *err)
+{
+	struct cb_run_opts o;
+	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL;
+	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
+	const char *fail_on = NULL, *deadline = NULL;
+	long long stop_after = 0;
+	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0;
+	struct cb_args args = CB_ARGS_INIT;
+	int rc;
+	const struct cb_opt opts[] = {
+		{ "manifest", CB_OPT_PATH, &manifest, "FILE", "FROZEN/manifest.json (required)" },
+		{ "task-matrix", CB_OPT_PATH, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
+		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the compiler's root (required)" },
+		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root (required)" },
+		{ "output-root", CB_OPT_PATH, &output, "DIR", "the run root to create (required)" },
+		{ "worker", CB_OPT_CMD, &worker, "CMD", "worker session command (default: PYTHON -m caliber_pytest.session)" },
+		{ "resume", CB_OPT_FLAG, &resume, NULL, "continue a stopped or killed run in --output-root" },
+		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing that would end S seconds after the start" },
+		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
+		{ "isolate", CB_OPT_STR, &isolate, "task", "a fresh worker per task, cell and phase" },
+		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task gets one of these (e.g. K,R,X)" },
+		{ "backends", CB_OPT_PATH, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
+		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable (default: manifest uuid, else 0)" },
+		{ "python", CB_OPT_PROG, &python, "PATH", "interpreter for the worker and preflights (default python3)" },
+		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "no progress output" },
+		{ "json-progress", CB_OPT_FLAG, &json_progress, NULL, "one JSON object per progress event" },
+		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
+		{ NULL, 0, NULL, NULL, NULL }
+	};
+	const struct cb_cmd_spec spec = { "run", "--manifest F --task-matrix F --build-root D --corpus D --output-root D [options]",
+					  run_about, opts, 0, 0 };
+
+	rc = cb_parse_opts(&spec, argc, argv, &args, err);
+	if (rc)
+		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	rc = CB_EXIT_USAGE;
+	if (!manifest || !matrix || !build_root || !corpus || !output) {
+		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus and --output-root are required");
+	} else if (isolate && strcmp(isolate, "task") != 0) {
+		cb_fail(err, "--isolate: the only unit is 'task'");
+	} else {
+		o = (struct cb_run_opts){ manifest, matrix, build_root, corpus, output, worker, backends, device, python,
+					  fail_on, deadline, stop_after, isolate != NULL, resume, quiet, json_progress,
+					  allow_dirty, argc, argv };
+		rc = cb_run(&o, err);
+	}
+	cb_args_release(&args);
+	return rc;
+}

@@ -1,0 +1,68 @@
+/* cmd/topology.c: `caliber topology CELL_DIR`, one cell's scoped count of
+ * the topology op, as JSON (SPEC section 9). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "jsonio.h"
+#include "opts.h"
+#include "topology.h"
+
+static const char topology_about[] =
+	"Count the topology op in a cell's IR and print the cell's topology as\n"
+	"JSON (SPEC section 9). Every ir/<variant>/ directory of CELL_DIR is joined\n"
+	"with its row of ir/index.tsv; a variant counts the op over all its *.ttgir\n"
+	"files. scoped sums the variants launched more than --floor times, total\n"
+	"sums them all, excluded lists the others. The op counts as an operation\n"
+	"(`%x = OP ...`, `%a, %b = OP ...`, `OP ...`, or the generic form\n"
+	"`\"OP\"(...)`), never as a mention in loc(...), a string, an attribute or a\n"
+	"comment. A directory without a row or a row without IR prints joinable\n"
+	"false with the reasons (scoped and total are then null); a missing or\n"
+	"malformed index and unreadable IR are errors. See docs/formats.md,\n"
+	"\"Topology\".";
+
+int cmd_topology(int argc, char **argv, struct cb_err *err)
+{
+	struct cb_topology t;
+	struct cb_args args = CB_ARGS_INIT;
+	char *text = NULL;
+	json_t *j = NULL;
+	long long opt_floor = 0;
+	const char *opt_op = CB_DEFAULT_TOPOLOGY_OP;
+	const struct cb_opt opts[] = {
+		{ "floor", CB_OPT_INT, &opt_floor, "N", "scope to variants launched more than N times (default 0)" },
+		{ "op", CB_OPT_STR, &opt_op, "OP", "operation to count (default " CB_DEFAULT_TOPOLOGY_OP ")" },
+		{ NULL, 0, NULL, NULL, NULL }
+	};
+	const struct cb_cmd_spec spec = { "topology", "CELL_DIR [--floor N] [--op OP]", topology_about,
+					  opts, 1, 1 };
+	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
+
+	if (rc)
+		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	if (opt_floor < 0 || cb_topology_check_op(opt_op, err) < 0) {
+		if (opt_floor < 0)
+			cb_fail(err, "--floor: '%lld' is not a count >= 0", opt_floor);
+		else
+			cb_prefix(err, "--op");
+		cb_args_release(&args);
+		return CB_EXIT_USAGE;
+	}
+	rc = cb_topology_scan(args.pos[0], opt_op, opt_floor, &t, err);
+	cb_args_release(&args);
+	if (rc < 0)
+		return CB_EXIT_FAIL;
+	j = cb_topology_json(&t);
+	cb_topology_free(&t);
+	text = j ? cb_json_dumps(j, err) : NULL;
+	if (!j)
+		cb_fail(err, "out of memory");
+	if (text)
+		fputs(text, stdout);
+	rc = text ? CB_EXIT_OK : CB_EXIT_FAIL;
+	json_decref(j);
+	free(text);
+	return rc;
+}

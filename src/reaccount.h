@@ -1,0 +1,48 @@
+/* reaccount.h: a sealed run accounted again under another launch floor
+ * (SPEC section 12), with no device and no compiler. */
+#ifndef CB_REACCOUNT_H
+#define CB_REACCOUNT_H
+
+#include <jansson.h>
+
+#include "caliber.h"
+#include "manifest.h"
+#include "receipt.h"
+#include "topology.h"
+
+/* One task: its sealed result and the one derived at the new floor. */
+struct cb_task_pair {
+	struct cb_task_result sealed, derived;
+	json_t *excluded;              /* per role, variants left out at the new floor */
+	int failed;                    /* 1: err says why; 2: equivalence fails, diff says how */
+	struct cb_err err;
+	char diff[1024];
+};
+
+/* A re-accounted run; zeroed is empty. */
+struct cb_reaccount {
+	struct cb_campaign_summary cs;
+	struct cb_manifest m;
+	struct cb_ttgir_counts counts;
+	long long floor;
+	size_t ntasks, changed;          /* changed: tasks whose verdict changed */
+	struct cb_task_pair *pairs;      /* per task, in run order */
+	struct cb_task_result *derived;  /* the derived results, for the matrix (shared with pairs) */
+	json_t *doc;                     /* derived.json */
+	char diff[1024];                 /* when equivalence fails: the first difference */
+};
+
+/* Check the run (the output lies outside it, a campaign receipt, a seal
+ * that holds, its manifest the one sealed), account every task at the
+ * run's own floor (which must reproduce every sealed count and verdict:
+ * equivalence) and at floor into ra. On failure err says why; when
+ * equivalence failed, ra->diff says how. ra is the caller's to release
+ * either way. */
+int cb_reaccount(const char *run, const char *output, long long floor, struct cb_reaccount *ra,
+		 struct cb_err *err);
+
+/* Write output/derived.json, matrix.csv and matrix.md. */
+int cb_reaccount_write(const struct cb_reaccount *ra, const char *output, struct cb_err *err);
+void cb_reaccount_release(struct cb_reaccount *ra);
+
+#endif

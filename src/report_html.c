@@ -1,0 +1,400 @@
+/* report_html.c: the report as one self-contained HTML page: its style,
+ * the header with the campaign's facts, the verdict counts, the plots
+ * (report_svg.c), the matrix and a section per task (report_task.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "fsutil.h"
+#include "jsonio.h"
+#include "report.h"
+#include "report_html.h"
+#include "seal.h"
+
+/* ------------------------------------------------------------------ */
+/* HTML                                                                 */
+
+/* Colours by verdict, and what each letter means, for badges, table
+ * cells and plot marks alike. */
+static const struct verdict_style {
+	char v;
+	const char *bg, *fg, *tint;
+} verdict_styles[] = {
+	{ 'G', "#1a7f37", "#ffffff", "#dafbe1" },
+	{ 'C', "#bf8700", "#ffffff", "#fff8c5" },
+	{ 'B', "#6e7781", "#ffffff", "#eaeef2" },
+	{ 'R', "#cf222e", "#ffffff", "#ffebe9" },
+	{ 'K', "#8250df", "#ffffff", "#fbefff" },
+	{ 'X', "#24292f", "#ffffff", "#d0d7de" },
+};
+
+/* Colours by role (baseline, control, candidate) for bars and samples: the
+ * control is a lighter baseline, since it compiles the same code. */
+static const char *const role_colour[CB_NROLES] = { "#24292f", "#8c959f", "#0969da" };
+
+/* The page's fixed style; the verdict and role colours are added from the
+ * tables above by h_style(). */
+static const char html_css[] =
+	"body{font:13px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+	"color:#1f2328;margin:0 auto;padding:16px;max-width:1248px;background:#fff}\n"
+	"h1{font-size:20px;margin:0 0 10px}h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #d0d7de}\n"
+	"h4{margin:12px 0 4px;font-size:13px}\n"
+	"table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;vertical-align:top}\n"
+	"table.facts th{color:#57606a;font-weight:600;white-space:nowrap}\n"
+	"table.grid td,table.grid th{border:1px solid #d0d7de}table.grid th{background:#f6f8fa}\n"
+	"td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+	"code,.mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:12px}\n"
+	".hash{word-break:break-all}\n"
+	".badge{display:inline-block;min-width:1.4em;text-align:center;border-radius:4px;font-weight:700;padding:0 4px}\n"
+	".count{display:inline-block;margin:0 10px 6px 0;padding:4px 10px;border-radius:6px;font-size:14px}"
+	".count.none{opacity:.3}\n"
+	".seal-ok{color:#1a7f37;font-weight:600}.seal-bad{color:#cf222e;font-weight:700}\n"
+	".plots{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start}\n"
+	"figure{margin:0}figcaption{color:#57606a;font-size:12px;max-width:860px}\n"
+	"svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}\n"
+	"details.task{border:1px solid #d0d7de;border-radius:6px;margin:4px 0;padding:2px 8px}\n"
+	"details.task[open]{padding-bottom:8px}summary{cursor:pointer;padding:2px 0}\n"
+	".muted{color:#57606a}.bad{color:#cf222e;font-weight:600}.ok{color:#1a7f37}\n"
+	"ul.links{margin:0;padding-left:18px}\n"
+	"table.matrix{width:100%}table.matrix td.nw,table.matrix th.nw{white-space:nowrap}"
+	"table.matrix td.reason{min-width:300px}table.matrix td.verdict{text-align:center;font-weight:700;width:3.5em}\n"
+	"table.rows td.key{max-width:320px;word-break:break-all}table.rows td.clk{white-space:nowrap}\n";
+
+/* Text and attribute values: every character HTML gives a meaning escaped. */
+void cb_html_esc(struct cb_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': cb_buf_adds(b, "&amp;"); break;
+		case '<': cb_buf_adds(b, "&lt;"); break;
+		case '>': cb_buf_adds(b, "&gt;"); break;
+		case '"': cb_buf_adds(b, "&quot;"); break;
+		case '\'': cb_buf_adds(b, "&#39;"); break;
+		default: cb_buf_add(b, s, 1);
+		}
+	}
+}
+
+/* A relative URL path: unreserved characters and '/' kept, the rest
+ * percent-encoded (so it needs no HTML escape either). */
+static void h_url(struct cb_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    strchr("-._~/", ch))
+			cb_buf_add(b, s, 1);
+		else
+			cb_buf_addf(b, "%%%02X", ch);
+	}
+}
+
+/* <a href="PREFIX/rel">text</a> for a file of the run, when it exists. */
+void cb_html_link(struct cb_buf *b, const char *dir, const char *href, const char *rel, const char *text)
+{
+	char *p = cb_path_join(dir, rel);
+
+	if (p && cb_exists(p)) {
+		cb_buf_adds(b, "<a href=\"");
+		h_url(b, href);
+		cb_buf_adds(b, "/");
+		h_url(b, rel);
+		cb_buf_adds(b, "\">");
+		cb_html_esc(b, text);
+		cb_buf_adds(b, "</a>");
+	} else {
+		cb_buf_adds(b, "<span class=\"muted\">");
+		cb_html_esc(b, text);
+		cb_buf_adds(b, " (absent)</span>");
+	}
+	free(p);
+}
+
+/* A JSON value in one line for the header: objects as "key value · ...",
+ * arrays joined by ", ", scalars as they are; escaped. */
+static void h_json_inline(struct cb_buf *b, const json_t *j)
+{
+	const char *k;
+	json_t *v;
+	size_t i, n = 0;
+
+	if (json_is_object(j)) {
+		json_object_foreach((json_t *)j, k, v) {
+			cb_buf_adds(b, n++ ? " · " : "");
+			cb_html_esc(b, k);
+			cb_buf_adds(b, " ");
+			h_json_inline(b, v);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v) {
+			cb_buf_adds(b, i ? ", " : "");
+			h_json_inline(b, v);
+		}
+	} else if (json_is_string(j)) {
+		cb_html_esc(b, json_string_value(j));
+	} else if (json_is_integer(j)) {
+		cb_buf_addf(b, "%lld", (long long)json_integer_value(j));
+	} else if (json_is_boolean(j)) {
+		cb_buf_adds(b, json_is_true(j) ? "true" : "false");
+	} else {
+		cb_buf_adds(b, "<span class=\"muted\">not recorded</span>");
+	}
+}
+
+/* A verdict letter on its colour. */
+void cb_html_badge(struct cb_buf *b, char v)
+{
+	cb_buf_addf(b, "<span class=\"badge v-%c\">%c</span>", v, v);
+}
+
+/* The <style> element: fixed rules, then one rule set per verdict and role
+ * generated from the colour tables, so that a colour is written once. */
+static void h_style(struct cb_buf *b)
+{
+	size_t i;
+	int r;
+
+	cb_buf_addf(b, "<style>\n%s", html_css);
+	for (i = 0; i < sizeof(verdict_styles) / sizeof(verdict_styles[0]); i++) {
+		const struct verdict_style *s = &verdict_styles[i];
+		cb_buf_addf(b, ".v-%c{background:%s;color:%s}.t-%c{background:%s}"
+			       "svg .v-%c{fill:%s;stroke:%s}svg .pt.ob.v-%c{fill:#fff}svg .ci.v-%c{stroke:%s}\n",
+			    s->v, s->bg, s->fg, s->v, s->tint, s->v, s->bg, s->bg, s->v, s->v, s->bg);
+	}
+	for (r = 0; r < CB_NROLES; r++)
+		cb_buf_addf(b, "svg .r-%s{fill:%s}", cb_role_name((enum cb_role)r), role_colour[r]);
+	cb_buf_adds(b, "\n</style>\n");
+}
+
+/* The first device.json any task's round a baseline cell left (name,
+ * driver, clocks at setup); one that cannot be read is passed over. */
+static json_t *first_device_json(const struct cb_report *rp)
+{
+	size_t i;
+
+	for (i = 0; i < rp->n; i++) {
+		const json_t *cell = json_object_get(json_object_get(rp->t[i].doc, "cells"), "baseline");
+		const char *name = cb_json_str(cell, "name");
+		char *p = name ? cb_strdupf("%s/tasks/%s/cells/a-%s/device.json", rp->root, rp->t[i].sealed.id, name)
+			       : NULL;
+		json_t *j = p && cb_exists(p) ? cb_json_load_file(p, NULL) : NULL;
+
+		free(p);
+		if (j)
+			return j;
+	}
+	return NULL;
+}
+
+/* One header row: <tr><th>name</th><td>value</td></tr>, the value already
+ * escaped HTML. */
+static void h_fact_open(struct cb_buf *b, const char *name)
+{
+	cb_buf_addf(b, "<tr><th>%s</th><td>", name);
+}
+
+/* The header: campaign, seal, derived run, sources, device, timer, plugin
+ * plan, thresholds, who ran it, and links to the run's own receipts. */
+static void h_header(struct cb_buf *b, const struct cb_report *rp)
+{
+	const json_t *doc = rp->cs.doc, *src = json_object_get(doc, "sources"), *th = cb_report_thresholds(rp);
+	const json_t *caliber = json_object_get(doc, "caliber"), *plan = json_object_get(doc, "plan"), *v;
+	json_t *dev = first_device_json(rp);
+	static const char *const sources[] = { "compiler", "corpus", "harness" };
+	char gain[32], reg[32], conf[32];
+	size_t i;
+
+	cb_buf_adds(b, "<header>\n<h1>caliber report: ");
+	cb_html_esc(b, rp->cs.campaign);
+	cb_buf_adds(b, rp->derived_dir ? " <span class=\"muted\">(derived run)</span>" : "");
+	cb_buf_adds(b, "</h1>\n<table class=\"facts\">\n");
+	h_fact_open(b, "campaign");
+	cb_html_esc(b, rp->cs.campaign);
+	cb_buf_adds(b, " · selection ");
+	cb_html_esc(b, rp->cs.selection);
+	cb_buf_addf(b, " · %zu tasks · status ", rp->n);
+	cb_html_esc(b, rp->cs.status);
+	if (cb_json_str(doc, "finished")) {
+		cb_buf_adds(b, " · finished ");
+		cb_html_esc(b, cb_json_str(doc, "finished"));
+	}
+	cb_buf_adds(b, " · manifest sha256 <code class=\"hash\">");
+	cb_html_esc(b, rp->cs.manifest_sha256);
+	cb_buf_adds(b, "</code></td></tr>\n");
+	h_fact_open(b, "seal");
+	cb_buf_addf(b, "<span class=\"%s\" id=\"seal\">", strncmp(rp->seal, "holds", 5) == 0 ? "seal-ok" : "seal-bad");
+	cb_html_esc(b, rp->seal);
+	cb_buf_adds(b, "</span> (<code>caliber verify</code> run by this report)</td></tr>\n");
+	if (rp->derived_dir) {
+		h_fact_open(b, "derived run");
+		cb_buf_addf(b, "re-accounted at launch floor %lld (sealed at %lld); equivalence at the sealed floor %s; "
+			       "%lld of %zu tasks changed verdict · ",
+			    rp->floor, rp->sealed_floor,
+			    json_is_true(json_object_get(json_object_get(rp->dj, "equivalence"), "holds")) ? "holds"
+													   : "does not hold",
+			    (long long)cb_json_int(rp->dj, "changed", 0), rp->n);
+		cb_html_link(b, rp->derived_dir, rp->dhref, "derived.json", "derived.json");
+		cb_buf_adds(b, "</td></tr>\n");
+	}
+	h_fact_open(b, "sources");
+	for (i = 0; i < 3; i++) {
+		const json_t *s = json_object_get(src, sources[i]), *root;
+		cb_buf_addf(b, "%s<b>%s</b> ", i ? "<br>" : "", sources[i]);
+		h_json_inline(b, s);
+		root = json_object_get(json_object_get(doc, "roots"), sources[i]);
+		if (json_is_string(root)) {
+			cb_buf_adds(b, " <span class=\"muted\">at ");
+			cb_html_esc(b, json_string_value(root));
+			cb_buf_adds(b, "</span>");
+		}
+	}
+	cb_buf_adds(b, "</td></tr>\n");
+	h_fact_open(b, "device");
+	if (dev) {
+		cb_html_esc(b, cb_json_str(dev, "name") ? cb_json_str(dev, "name") : "?");
+		cb_buf_adds(b, " · driver ");
+		cb_html_esc(b, cb_json_str(dev, "driver") ? cb_json_str(dev, "driver") : "?");
+		cb_buf_adds(b, " · ");
+	}
+	h_json_inline(b, json_object_get(doc, "device"));
+	cb_buf_adds(b, "</td></tr>\n");
+	h_fact_open(b, "timer");
+	h_json_inline(b, json_object_get(doc, "timer"));
+	cb_buf_adds(b, "</td></tr>\n");
+	h_fact_open(b, "plugin plan");
+	json_array_foreach(plan, i, v) {
+		cb_buf_adds(b, i ? " → " : "");
+		cb_buf_adds(b, "<code>");
+		h_json_inline(b, v);
+		cb_buf_adds(b, "</code>");
+	}
+	if (!json_array_size(plan))
+		cb_buf_adds(b, "<span class=\"muted\">not recorded</span>");
+	cb_buf_adds(b, "</td></tr>\n");
+	cb_fmt_pct(cb_json_int(th, "gain_ppm", 0), gain, sizeof(gain));
+	cb_fmt_pct(cb_json_int(th, "regression_ppm", 0), reg, sizeof(reg));
+	cb_report_fmt_share(cb_json_int(th, "confidence_ppm", 0), conf, sizeof(conf));
+	h_fact_open(b, "thresholds");
+	cb_buf_addf(b, "gain %s · regression %s · confidence %s · launch floor %lld", gain, reg, conf,
+		    rp->cs.launch_floor);
+	if (cb_json_str(doc, "production_default_policy")) {
+		cb_buf_adds(b, " · production default ");
+		cb_html_esc(b, cb_json_str(doc, "production_default_policy"));
+	}
+	cb_buf_adds(b, "</td></tr>\n");
+	h_fact_open(b, "run by");
+	cb_buf_adds(b, "caliber ");
+	h_json_inline(b, caliber);
+	if (json_object_get(doc, "worker")) {
+		cb_buf_adds(b, " · worker ");
+		h_json_inline(b, json_object_get(doc, "worker"));
+	}
+	cb_buf_adds(b, " · ");
+	cb_html_link(b, rp->root, rp->href, "campaign.json", "campaign.json");
+	cb_buf_adds(b, " · ");
+	cb_html_link(b, rp->root, rp->href, "matrix.csv", "matrix.csv");
+	cb_buf_adds(b, " · ");
+	cb_html_link(b, rp->root, rp->href, CB_SUMS_FILE, CB_SUMS_FILE);
+	cb_buf_adds(b, "</td></tr>\n</table>\n</header>\n");
+	json_decref(dev);
+}
+
+/* The verdict counts as coloured badges, zero counts dimmed. */
+static void h_counts(struct cb_buf *b, const struct cb_report *rp)
+{
+	size_t i;
+
+	cb_buf_addf(b, "<section id=\"verdicts\">\n<h2>Verdicts%s</h2>\n", rp->derived_dir ? " (derived)" : "");
+	for (i = 0; i < sizeof(verdict_styles) / sizeof(verdict_styles[0]); i++) {
+		const struct verdict_style *s = &verdict_styles[i];
+		size_t n = cb_report_count_verdict(rp, s->v, 0);
+		cb_buf_addf(b, "<span class=\"count v-%c%s\" data-verdict=\"%c\" data-count=\"%zu\" title=\"%s\"><b>%c</b> %zu <small>%s</small></span>\n",
+			    s->v, n ? "" : " none", s->v, n, cb_verdict_meaning(s->v), s->v, n, cb_verdict_meaning(s->v));
+	}
+	cb_buf_adds(b, "</section>\n");
+}
+
+/* The verdict matrix: one row per task, the verdict cell coloured with its
+ * reason as title, then code, topology, both orders, timer and reason. */
+static void h_matrix(struct cb_buf *b, const struct cb_report *rp)
+{
+	size_t i;
+	int o;
+
+	cb_buf_adds(b, "<section id=\"matrix\">\n<h2>Verdict matrix</h2>\n<table class=\"grid matrix\">\n<tr><th>task</th>");
+	cb_buf_adds(b, rp->derived_dir ? "<th>sealed</th><th>derived</th>" : "<th>verdict</th>");
+	cb_buf_adds(b, "<th>code</th><th class=\"nw\">topology b/c/k</th><th class=\"num\">round a</th><th class=\"num\">round b</th><th>timer</th><th>reason</th></tr>\n");
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+		char topo[160], timer[32];
+
+		cb_buf_adds(b, "<tr class=\"task\" data-task=\"");
+		cb_html_esc(b, t->sealed.id);
+		cb_buf_addf(b, "\" data-verdict=\"%c\"", cb_report_verdict(t));
+		if (t->derived)
+			cb_buf_addf(b, " data-sealed=\"%c\"", t->sealed.verdict);
+		cb_buf_adds(b, "><td><a href=\"#t-");
+		h_url(b, t->sealed.id);
+		cb_buf_adds(b, "\">");
+		cb_html_esc(b, t->sealed.id);
+		cb_buf_addf(b, "</a></td><td class=\"verdict v-%c\" title=\"", t->sealed.verdict);
+		cb_html_esc(b, t->sealed.reason);
+		cb_buf_addf(b, "\">%c</td>", t->sealed.verdict);
+		if (t->derived) {
+			cb_buf_addf(b, "<td class=\"verdict v-%c\" title=\"", t->dverdict);
+			cb_html_esc(b, t->dreason);
+			cb_buf_addf(b, "\">%c%s</td>", t->dverdict, t->changed ? " <small>changed</small>" : "");
+		}
+		cb_buf_adds(b, "<td class=\"nw\">");
+		cb_html_esc(b, cb_report_code(t));
+		cb_report_fmt_topology_col(t, 1, topo, sizeof(topo));
+		cb_buf_adds(b, "</td><td class=\"mono nw\">");
+		cb_html_esc(b, topo);
+		cb_buf_adds(b, "</td>");
+		for (o = 0; o < CB_NORDERS; o++) {
+			char p[32], l[32], h[32];
+			if (!t->sealed.present[o]) {
+				cb_buf_adds(b, "<td class=\"num muted\">—</td>");
+				continue;
+			}
+			cb_fmt_pct(t->sealed.speedup_ppm[o], p, sizeof(p));
+			cb_fmt_pct(t->sealed.lo_ppm[o], l, sizeof(l));
+			cb_fmt_pct(t->sealed.hi_ppm[o], h, sizeof(h));
+			cb_buf_addf(b, "<td class=\"num\">%s <small class=\"muted\">[%s, %s]</small></td>", p, l, h);
+		}
+		cb_report_fmt_timer(&t->sealed, "—", timer, sizeof(timer));
+		cb_buf_addf(b, "<td>%s</td><td class=\"reason t-%c\">", timer, cb_report_verdict(t));
+		cb_html_esc(b, cb_report_reason(t));
+		cb_buf_adds(b, "</td></tr>\n");
+	}
+	cb_buf_adds(b, "</table>\n</section>\n");
+}
+
+/* The HTML report, one self-contained page. */
+void cb_report_html(struct cb_buf *b, const struct cb_report *rp)
+{
+	size_t i;
+
+	cb_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>caliber report: ");
+	cb_html_esc(b, rp->cs.campaign);
+	cb_buf_adds(b, " (");
+	cb_html_esc(b, rp->cs.selection);
+	cb_buf_adds(b, rp->derived_dir ? ", derived" : "");
+	cb_buf_adds(b, ")</title>\n");
+	h_style(b);
+	cb_buf_adds(b, "</head>\n<body>\n");
+	h_header(b, rp);
+	h_counts(b, rp);
+	cb_report_plots(b, rp);
+	h_matrix(b, rp);
+	cb_buf_adds(b, "<section id=\"tasks\">\n<h2>Tasks</h2>\n");
+	for (i = 0; i < rp->n; i++)
+		cb_report_task_html(b, rp, &rp->t[i]);
+	cb_buf_adds(b, "</section>\n<footer><p class=\"muted\">Written by <code>caliber report</code> from the receipts of this run; "
+		       "links are relative to this file. A campaign proves dispatch correctness of its frozen corpus on "
+		       "its device at its commits, its layout-topology response and its device-event latency, nothing "
+		       "more.</p></footer>\n</body>\n</html>\n");
+}
+

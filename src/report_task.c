@@ -1,0 +1,446 @@
+/* report_task.c: the HTML section of one task: its verdict and reason,
+ * each order's rows with the samples of every cell, the clocks, the
+ * variants counted or left out, and links to every receipt. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "jsonio.h"
+#include "report.h"
+#include "report_html.h"
+
+/* Every line of a JSON Lines file as an array of objects (a new
+ * reference); name is used in errors. NULL with err filled when the file
+ * cannot be read or a line is not an object. */
+static json_t *load_jsonl(const char *path, const char *name, struct cb_err *err)
+{
+	char *buf, *p, *end;
+	size_t len, line = 1;
+	json_t *arr;
+
+	if (cb_read_file(path, &buf, &len, err) < 0)
+		return NULL;
+	arr = json_array();
+	for (p = buf, end = buf + len; p < end; line++) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char where[512];
+		json_t *j;
+
+		snprintf(where, sizeof(where), "%s:%zu", name, line);
+		j = n ? cb_json_load_buf(p, n, where, err) : NULL;
+		if (n && (!j || !json_is_object(j))) {
+			if (j)
+				cb_fail(err, "%s: not a JSON object", where);
+			json_decref(j);
+			json_decref(arr);
+			free(buf);
+			return NULL;
+		}
+		if (j)
+			json_array_append_new(arr, j);
+		p += n + 1;
+	}
+	free(buf);
+	return arr;
+}
+
+/* qsort order of long long. */
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Samples of a timing row as integers; the median in *med. Returns the
+ * count (0 when there are none). */
+static size_t row_samples(const json_t *row, long long *out, size_t cap, double *med)
+{
+	const json_t *s = json_object_get(row, "samples_ns"), *v;
+	long long *sorted;
+	size_t i, n = 0;
+
+	json_array_foreach(s, i, v)
+		if (json_is_integer(v) && n < cap)
+			out[n++] = (long long)json_integer_value(v);
+	*med = 0;
+	if (!n || !(sorted = malloc(n * sizeof(*sorted))))
+		return n;
+	memcpy(sorted, out, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_ll);
+	*med = n % 2 ? (double)sorted[n / 2] : ((double)sorted[n / 2 - 1] + (double)sorted[n / 2]) / 2.0;
+	free(sorted);
+	return n;
+}
+
+/* "SM 1980→1965 MHz · mem 3201 MHz" from a row's clocks; "?" where the
+ * device could not say. */
+static void fmt_clocks(const json_t *row, char *out, size_t cap)
+{
+	const json_t *c = json_object_get(row, "clocks");
+	const json_t *bf = json_object_get(c, "before"), *af = json_object_get(c, "after");
+	char part[2][64];
+	int k;
+
+	if (!json_is_object(c)) {
+		snprintf(out, cap, "not recorded");
+		return;
+	}
+	for (k = 0; k < 2; k++) {
+		const char *key = k ? "mem_mhz" : "sm_mhz";
+		json_int_t x = cb_json_int(bf, key, -1), y = cb_json_int(af, key, -1);
+		char xs[24] = "?", ys[24] = "?";
+		if (x >= 0)
+			snprintf(xs, sizeof(xs), "%lld", (long long)x);
+		if (y >= 0)
+			snprintf(ys, sizeof(ys), "%lld", (long long)y);
+		if (strcmp(xs, ys) == 0)
+			snprintf(part[k], sizeof(part[k]), "%s %s MHz", k ? "mem" : "SM", xs);
+		else
+			snprintf(part[k], sizeof(part[k]), "%s %s→%s MHz", k ? "mem" : "SM", xs, ys);
+	}
+	snprintf(out, cap, "%s · %s", part[0], part[1]);
+}
+
+/* "<td>role (cell name)</td>", the name left out when it is the role's. */
+static void h_cell_name(struct cb_buf *b, int role, const char *name)
+{
+	const char *r = cb_role_name((enum cb_role)role);
+
+	cb_buf_addf(b, "<td>%s", r);
+	if (strcmp(r, name) != 0) {
+		cb_buf_adds(b, " <span class=\"muted\">(");
+		cb_html_esc(b, name);
+		cb_buf_adds(b, ")</span>");
+	}
+	cb_buf_adds(b, "</td>");
+}
+
+/* A row's samples in one cell as a strip of dots on the row's shared
+ * scale [lo, hi] (ns), with the median as a tick. */
+static void svg_strip(struct cb_buf *b, const struct cb_report_task *t, char order, int role, const long long *s, size_t n,
+		      double med, double lo, double hi)
+{
+	const double W = 240, pad = 6;
+	double span = hi > lo ? hi - lo : 1;
+	size_t i;
+
+	cb_buf_addf(b, "<svg class=\"strip\" width=\"%d\" height=\"14\" viewBox=\"0 0 %d 14\">"
+		       "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"7\" y2=\"7\" stroke=\"#eaeef2\"/>",
+		    (int)W, (int)W, pad, W - pad);
+	for (i = 0; i < n; i++) {
+		double x = hi > lo ? pad + ((double)s[i] - lo) / span * (W - 2 * pad) : W / 2;
+		cb_buf_addf(b, "<circle class=\"sample r-%s\" data-task=\"", cb_role_name((enum cb_role)role));
+		cb_html_esc(b, t->sealed.id);
+		cb_buf_addf(b, "\" data-order=\"%c\" data-cell=\"%s\" cx=\"%.1f\" cy=\"7\" r=\"2.5\" fill-opacity=\"0.7\"/>",
+			    order, cb_role_name((enum cb_role)role), x);
+	}
+	cb_buf_addf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"1\" y2=\"13\" stroke=\"#1f2328\" stroke-width=\"1.5\"/></svg>",
+		    hi > lo ? pad + (med - lo) / span * (W - 2 * pad) : W / 2, hi > lo ? pad + (med - lo) / span * (W - 2 * pad) : W / 2);
+}
+
+/* The rows of one order: per benchmark row and cell the median, the
+ * timer and why, the clocks, and the samples as a strip plot. Rows are
+ * matched across cells by their "row" key, in the baseline's order. */
+static void h_order_rows(struct cb_buf *b, const struct cb_report *rp, const struct cb_report_task *t, int o,
+			 const char *const names[CB_NROLES])
+{
+	enum { MAXS = 4096 };
+	json_t *rows[CB_NROLES] = { NULL };
+	long long *s = malloc(MAXS * sizeof(*s));
+	size_t i, any = 0;
+	int r;
+
+	cb_buf_addf(b, "<h4>Round %c</h4>\n", o ? 'b' : 'a');
+	for (r = 0; r < CB_NROLES; r++) {
+		char *rel = cb_strdupf("tasks/%s/cells/%c-%s/timing.jsonl", t->sealed.id, o ? 'b' : 'a', names[r]);
+		char *p = rel ? cb_path_join(rp->root, rel) : NULL;
+		struct cb_err e;
+
+		if (p && cb_exists(p)) {
+			rows[r] = load_jsonl(p, rel, &e);
+			if (!rows[r]) {
+				cb_buf_adds(b, "<p class=\"bad\">");
+				cb_html_esc(b, e.msg);
+				cb_buf_adds(b, "</p>\n");
+			}
+		} else {
+			cb_buf_adds(b, "<p class=\"muted\">");
+			cb_html_esc(b, rel ? rel : "timing.jsonl");
+			cb_buf_adds(b, ": absent</p>\n");
+		}
+		free(rel);
+		free(p);
+	}
+	if (!s)
+		goto out;
+	for (r = 0; r < CB_NROLES; r++)
+		any += json_array_size(rows[r]);
+	if (!any)
+		goto out;
+	cb_buf_adds(b, "<table class=\"grid rows\"><tr><th>row</th><th>cell</th><th class=\"num\">median</th><th class=\"num\">n</th><th>timer</th><th>clocks</th><th>samples</th></tr>\n");
+	for (i = 0; i < json_array_size(rows[0] ? rows[0] : rows[2] ? rows[2] : rows[1]); i++) {
+		const json_t *base = json_array_get(rows[0] ? rows[0] : rows[2] ? rows[2] : rows[1], i);
+		const char *key = cb_json_str(base, "row");
+		const json_t *cell[CB_NROLES];
+		double lo = 0, hi = 0, med;
+		int first = 1;
+
+		for (r = 0; r < CB_NROLES; r++) {
+			size_t k, n;
+			cell[r] = NULL;
+			for (k = 0; key && k < json_array_size(rows[r]) && !cell[r]; k++)
+				if (cb_json_str(json_array_get(rows[r], k), "row") &&
+				    strcmp(cb_json_str(json_array_get(rows[r], k), "row"), key) == 0)
+					cell[r] = json_array_get(rows[r], k);
+			n = cell[r] ? row_samples(cell[r], s, MAXS, &med) : 0;
+			for (k = 0; k < n; k++) {
+				lo = first || (double)s[k] < lo ? (double)s[k] : lo;
+				hi = first || (double)s[k] > hi ? (double)s[k] : hi;
+				first = 0;
+			}
+		}
+		for (r = 0; r < CB_NROLES; r++) {
+			char clocks[160];
+			size_t n;
+
+			cb_buf_adds(b, "<tr>");
+			if (r == 0) {
+				cb_buf_adds(b, "<td rowspan=\"3\" class=\"mono key\">");
+				cb_html_esc(b, key ? key : "(no row key)");
+				cb_buf_addf(b, "<br><span class=\"muted\">scale %.3f–%.3f µs</span></td>", lo / 1000, hi / 1000);
+			}
+			h_cell_name(b, r, names[r]);
+			if (!cell[r]) {
+				cb_buf_adds(b, "<td colspan=\"5\" class=\"muted\">no such row</td></tr>\n");
+				continue;
+			}
+			n = row_samples(cell[r], s, MAXS, &med);
+			fmt_clocks(cell[r], clocks, sizeof(clocks));
+			cb_buf_addf(b, "<td class=\"num\">%.3f µs</td><td class=\"num\">%zu</td><td>", med / 1000, n);
+			cb_html_esc(b, cb_json_str(cell[r], "timer") ? cb_json_str(cell[r], "timer") : "?");
+			cb_buf_adds(b, " <span class=\"muted\">");
+			cb_html_esc(b, cb_json_str(cell[r], "timer_reason") ? cb_json_str(cell[r], "timer_reason") : "");
+			cb_buf_adds(b, "</span></td><td class=\"clk\">");
+			cb_html_esc(b, clocks);
+			cb_buf_adds(b, "</td><td>");
+			svg_strip(b, t, o ? 'b' : 'a', r, s, n, med, lo, hi);
+			cb_buf_adds(b, "</td></tr>\n");
+		}
+	}
+	cb_buf_adds(b, "</table>\n");
+out:
+	for (r = 0; r < CB_NROLES; r++)
+		json_decref(rows[r]);
+	free(s);
+}
+
+/* Names of the variants in list, each with its kernel and launches as the
+ * topology's variants record them. */
+static void h_variants(struct cb_buf *b, const json_t *list, const json_t *topo)
+{
+	const json_t *v, *w;
+	size_t i, k;
+
+	if (!json_array_size(list)) {
+		cb_buf_adds(b, "<span class=\"muted\">none</span>");
+		return;
+	}
+	json_array_foreach(list, i, v) {
+		const char *name = json_string_value(v);
+		cb_buf_adds(b, i ? "<br>" : "");
+		cb_buf_adds(b, "<code class=\"hash\">");
+		cb_html_esc(b, name ? name : "?");
+		cb_buf_adds(b, "</code>");
+		json_array_foreach(json_object_get(topo, "variants"), k, w) {
+			if (!name || !cb_json_str(w, "variant") || strcmp(cb_json_str(w, "variant"), name) != 0)
+				continue;
+			cb_buf_adds(b, " <span class=\"muted\">");
+			cb_html_esc(b, cb_json_str(w, "kernel") ? cb_json_str(w, "kernel") : "?");
+			cb_buf_addf(b, ", %lld launches, %lld tuning, %lld converts</span>",
+				    (long long)cb_json_int(w, "launches", 0), (long long)cb_json_int(w, "tuning_launches", 0),
+				    (long long)cb_json_int(w, "count", 0));
+		}
+	}
+}
+
+/* One phase's outcome of one cell: the word, coloured, and its detail. */
+static void h_outcome(struct cb_buf *b, const json_t *phase)
+{
+	const char *o = cb_json_str(phase, "outcome"), *d = cb_json_str(phase, "detail");
+
+	cb_buf_addf(b, "<td><span class=\"%s\">", o && strcmp(o, "passed") == 0 ? "ok"
+						    : o && strcmp(o, "not-run") == 0 ? "muted" : "bad");
+	cb_html_esc(b, o ? o : "?");
+	cb_buf_adds(b, "</span>");
+	if (d && *d && (!o || strcmp(d, o) != 0)) {
+		cb_buf_adds(b, "<br><small class=\"muted\">");
+		cb_html_esc(b, d);
+		cb_buf_adds(b, "</small>");
+	}
+	cb_buf_adds(b, "</td>");
+}
+
+/* Per task: a <details> with the verdict and its reason, the cells
+ * (correctness and outcomes, topology, excluded variants), both orders'
+ * figures, the rows with their samples, and links to every receipt. */
+void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const struct cb_report_task *t)
+{
+	static const char *const phases[] = { "correctness", "a", "b" };
+	const json_t *cells = json_object_get(t->doc, "cells"), *topo = json_object_get(t->doc, "topology");
+	const json_t *orders = json_object_get(t->doc, "orders");
+	const char *names[CB_NROLES];
+	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
+	char *thref = cb_strdupf("%s/tasks/%s", rp->href, t->sealed.id);
+	int r, o;
+	size_t p;
+
+	for (r = 0; r < CB_NROLES; r++) {
+		const char *n = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
+		names[r] = n && cb_is_ident(n) ? n : cb_role_name((enum cb_role)r);
+	}
+	cb_buf_adds(b, "<details class=\"task\" id=\"t-");
+	cb_html_esc(b, t->sealed.id);
+	cb_buf_adds(b, "\" data-task=\"");
+	cb_html_esc(b, t->sealed.id);
+	cb_buf_addf(b, "\" data-verdict=\"%c\"><summary>", cb_report_verdict(t));
+	if (t->derived) {
+		cb_html_badge(b, t->sealed.verdict);
+		cb_buf_adds(b, " → ");
+	}
+	cb_html_badge(b, cb_report_verdict(t));
+	cb_buf_adds(b, " <b>");
+	cb_html_esc(b, t->sealed.id);
+	cb_buf_adds(b, "</b> <span class=\"muted\">");
+	cb_html_esc(b, cb_report_code(t));
+	cb_buf_adds(b, "</span> — ");
+	cb_html_esc(b, cb_report_reason(t));
+	cb_buf_adds(b, "</summary>\n");
+	if (t->derived) {
+		cb_buf_adds(b, "<p>Sealed: ");
+		cb_html_badge(b, t->sealed.verdict);
+		cb_buf_adds(b, " ");
+		cb_html_esc(b, t->sealed.code);
+		cb_buf_adds(b, " — ");
+		cb_html_esc(b, t->sealed.reason);
+		cb_buf_addf(b, "<br>Derived at floor %lld: ", rp->floor);
+		cb_html_badge(b, t->dverdict);
+		cb_buf_adds(b, " ");
+		cb_html_esc(b, t->dcode);
+		cb_buf_adds(b, " — ");
+		cb_html_esc(b, t->dreason);
+		cb_buf_addf(b, "%s</p>\n", t->changed ? " <b>(changed)</b>" : " (unchanged)");
+	}
+	cb_buf_adds(b, "<h4>Cells</h4>\n<table class=\"grid\"><tr><th>role</th><th>cell</th><th>correctness</th><th>round a</th><th>round b</th>");
+	cb_buf_addf(b, "<th>topology (scoped / total, floor %lld)</th><th>excluded variants (launches &le; floor)</th>",
+		    rp->cs.launch_floor);
+	if (t->derived)
+		cb_buf_addf(b, "<th>topology at floor %lld</th><th>excluded at floor %lld</th>", rp->floor, rp->floor);
+	cb_buf_adds(b, "</tr>\n");
+	for (r = 0; r < CB_NROLES; r++) {
+		const char *role = cb_role_name((enum cb_role)r);
+		const json_t *c = json_object_get(cells, role), *tp = json_object_get(topo, role);
+
+		cb_buf_addf(b, "<tr><td>%s</td><td>", role);
+		cb_html_esc(b, names[r]);
+		cb_buf_adds(b, "</td>");
+		for (p = 0; p < 3; p++)
+			h_outcome(b, json_object_get(json_object_get(c, "phases"), phases[p]));
+		cb_buf_adds(b, "<td>");
+		if (json_is_true(json_object_get(tp, "joinable")))
+			cb_buf_addf(b, "%lld / %lld", (long long)cb_json_int(tp, "scoped", 0),
+				    (long long)cb_json_int(tp, "total", 0));
+		else if (json_is_object(tp)) {
+			const json_t *u;
+			size_t k;
+			cb_buf_adds(b, "<span class=\"bad\">");
+			cb_html_esc(b, cb_json_str(tp, "error") ? cb_json_str(tp, "error") : "not joinable");
+			json_array_foreach(json_object_get(tp, "unjoinable"), k, u) {
+				cb_buf_adds(b, "<br>");
+				cb_html_esc(b, json_is_string(u) ? json_string_value(u) : "?");
+			}
+			cb_buf_adds(b, "</span>");
+		}
+		cb_buf_adds(b, "</td><td>");
+		h_variants(b, json_object_get(tp, "excluded"), tp);
+		cb_buf_adds(b, "</td>");
+		if (t->derived) {
+			cb_buf_adds(b, "<td>");
+			if (t->dhave_topology)
+				cb_buf_addf(b, "%lld", t->dtopology[r]);
+			else
+				cb_buf_adds(b, "<span class=\"muted\">none</span>");
+			cb_buf_adds(b, "</td><td>");
+			h_variants(b, json_object_get(t->dexcluded, role), tp);
+			cb_buf_adds(b, "</td>");
+		}
+		cb_buf_adds(b, "</tr>\n");
+	}
+	cb_buf_adds(b, "</table>\n<h4>Speedup by order</h4>\n<table class=\"grid\"><tr><th>order</th><th class=\"num\">candidate vs baseline</th><th class=\"num\">A/A: control vs baseline</th><th>stable gain</th><th>stable regression</th><th>timer</th><th class=\"num\">rows</th></tr>\n");
+	for (o = 0; o < CB_NORDERS; o++) {
+		const json_t *x = json_object_get(orders, o ? "b" : "a");
+		char s[160], a[160], aa_lo[32], aa_hi[32];
+
+		cb_buf_addf(b, "<tr><td>round %c</td>", o ? 'b' : 'a');
+		if (!json_is_true(json_object_get(x, "present"))) {
+			cb_buf_addf(b, "<td colspan=\"6\" class=\"muted\">not timed%s</td></tr>\n",
+				    o ? " (round b runs only when the candidate's topology is below the baseline's)" : "");
+			continue;
+		}
+		cb_report_fmt_order(&t->sealed, o, 1, 0, s, sizeof(s));
+		cb_fmt_pct(cb_json_int(x, "aa_speedup_ppm", 0), a, sizeof(a));
+		cb_fmt_pct(cb_json_int(x, "aa_lo_ppm", 0), aa_lo, sizeof(aa_lo));
+		cb_fmt_pct(cb_json_int(x, "aa_hi_ppm", 0), aa_hi, sizeof(aa_hi));
+		cb_buf_addf(b, "<td class=\"num\">%s</td><td class=\"num\">%s [%s, %s]</td><td>%s</td><td>%s</td><td>",
+			    s, a, aa_lo, aa_hi, json_is_true(json_object_get(x, "stable_gain")) ? "yes" : "no",
+			    json_is_true(json_object_get(x, "stable_regression")) ? "yes" : "no");
+		cb_html_esc(b, t->sealed.timer[o]);
+		cb_buf_addf(b, "</td><td class=\"num\">%lld</td></tr>\n", (long long)cb_json_int(x, "rows", 0));
+	}
+	cb_buf_adds(b, "</table>\n");
+	for (o = 0; o < CB_NORDERS; o++) {
+		int timed = 0;
+		for (r = 0; r < CB_NROLES && tdir; r++) {
+			char *rel = cb_strdupf("cells/%c-%s/timing.jsonl", o ? 'b' : 'a', names[r]);
+			timed |= rel && cb_report_has_file(tdir, rel);
+			free(rel);
+		}
+		if (timed)
+			h_order_rows(b, rp, t, o, names);
+	}
+	cb_buf_adds(b, "<h4>Receipts</h4>\n<ul class=\"links\"><li>");
+	if (tdir && thref)
+		cb_html_link(b, tdir, thref, "task.json", "task.json");
+	cb_buf_adds(b, "</li>\n");
+	for (p = 0; p < 3; p++)
+		for (r = 0; r < CB_NROLES; r++) {
+			static const char *const files[] = { "cell.json", "worker.log", "timing.jsonl", "device.json",
+							     "autotune.jsonl", "ir/index.tsv", "replay_miss.json" };
+			char *cdir = cb_strdupf("cells/%s-%s", phases[p], names[r]);
+			char *full = cdir && tdir ? cb_path_join(tdir, cdir) : NULL;
+			char *chref = cdir && thref ? cb_strdupf("%s/%s", thref, cdir) : NULL;
+			size_t f, shown = 0;
+
+			if (full && chref && cb_is_dir(full)) {
+				cb_buf_adds(b, "<li><span class=\"mono\">");
+				cb_html_esc(b, cdir);
+				cb_buf_adds(b, "/</span>: ");
+				for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+					if (!cb_report_has_file(full, files[f]))
+						continue;
+					cb_buf_adds(b, shown++ ? " · " : "");
+					cb_html_link(b, full, chref, files[f], files[f]);
+				}
+				cb_buf_adds(b, "</li>\n");
+			}
+			free(cdir);
+			free(full);
+			free(chref);
+		}
+	cb_buf_adds(b, "</ul>\n</details>\n");
+	free(tdir);
+	free(thref);
+}

@@ -1,0 +1,309 @@
+/* report_text.c: the report as text for a terminal and as Markdown for a
+ * pull request: the same table of tasks, then the reasons (report.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "jsonio.h"
+#include "report.h"
+
+/* ------------------------------------------------------------------ */
+/* Text and Markdown: the same table                                   */
+
+/* The width of the widest percentage of any timed order, without its %. */
+static int number_width(const struct cb_report *rp)
+{
+	size_t i, k;
+	int o, w = 0;
+
+	for (i = 0; i < rp->n; i++)
+		for (o = 0; o < CB_NORDERS; o++) {
+			const struct cb_task_result *r = &rp->t[i].sealed;
+			long long v[3] = { r->speedup_ppm[o], r->lo_ppm[o], r->hi_ppm[o] };
+			for (k = 0; r->present[o] && k < 3; k++) {
+				char p[32];
+				cb_fmt_pct(v[k], p, sizeof(p));
+				if ((int)strlen(p) - 1 > w)
+					w = (int)strlen(p) - 1;
+			}
+		}
+	return w;
+}
+
+/* The most columns a task table has (derived: task, verdict, topology,
+ * round a, round b, timer) with room to spare. */
+enum { NCOL_MAX = 7 };
+
+/* One line of the task table, cell by cell. */
+struct row {
+	char c[NCOL_MAX][192];
+};
+
+/* Header and cells of the task table; md selects Markdown's spelling. In
+ * a derived run the verdict and topology columns read "sealed->derived"
+ * where they changed, so that a change stands out. Returns the number of
+ * columns. */
+static size_t table_rows(const struct cb_report *rp, int md, struct row *rows)
+{
+	size_t i, n = 0;
+	int w = md ? 0 : number_width(rp);
+
+	snprintf(rows[0].c[n++], 192, "task");
+	snprintf(rows[0].c[n++], 192, "verdict");
+	snprintf(rows[0].c[n++], 192, "%s", md ? "topology b/c/k" : "b/c/k");
+	snprintf(rows[0].c[n++], 192, "%s", md ? "round a" : "round a %");
+	snprintf(rows[0].c[n++], 192, "%s", md ? "round b" : "round b %");
+	snprintf(rows[0].c[n++], 192, "timer");
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+		char (*c)[192] = rows[i + 1].c;
+		size_t k = 0;
+
+		snprintf(c[k++], 192, "%s", t->sealed.id);
+		if (t->derived && t->dverdict != t->sealed.verdict)
+			snprintf(c[k++], 192, md ? "**%c** → **%c** %s" : "%c->%c %s", t->sealed.verdict, t->dverdict,
+				 t->dcode);
+		else if (t->derived)
+			snprintf(c[k++], 192, md ? "**%c** %s" : "%c %s", t->dverdict, t->dcode);
+		else
+			snprintf(c[k++], 192, md ? "**%c** %s" : "%c %s", t->sealed.verdict, t->sealed.code);
+		cb_report_fmt_topology_col(t, md, c[k++], 192);
+		cb_report_fmt_order(&t->sealed, CB_ORDER_A, md, w, c[k++], 192);
+		cb_report_fmt_order(&t->sealed, CB_ORDER_B, md, w, c[k++], 192);
+		cb_report_fmt_timer(&t->sealed, md ? "—" : "-", c[k++], 192);
+	}
+	return n;
+}
+
+/* Text and Markdown escapes of receipt text: newlines flattened; for
+ * Markdown also the characters that would start markup or HTML. */
+static void put_text(struct cb_buf *b, const char *s, int md)
+{
+	for (; *s; s++) {
+		if (*s == '\n' || *s == '\r')
+			cb_buf_adds(b, " ");
+		else if (md && strchr("\\|`*", *s))
+			cb_buf_addf(b, "\\%c", *s);
+		else if (md && *s == '<')
+			cb_buf_adds(b, "&lt;");
+		else if (md && *s == '&')
+			cb_buf_adds(b, "&amp;");
+		else
+			cb_buf_add(b, s, 1);
+	}
+}
+
+/* Text lines stay within this many columns where the words allow. */
+enum { TEXT_WIDTH = 100 };
+
+/* Append receipt text word by word, wrapping before TEXT_WIDTH: col is the
+ * column the first word starts at, continuation lines are indented by
+ * indent blanks. Newlines in the text are blanks. */
+static void put_wrapped(struct cb_buf *b, size_t col, const char *s, size_t indent)
+{
+	int first = 1;
+
+	for (;;) {
+		size_t n;
+
+		s += strspn(s, " \t\r\n");
+		if (!*s)
+			break;
+		n = strcspn(s, " \t\r\n");
+		if (!first && col + 1 + n > TEXT_WIDTH) {
+			cb_buf_addf(b, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (!first) {
+			cb_buf_adds(b, " ");
+			col++;
+		}
+		cb_buf_add(b, s, n);
+		col += n;
+		s += n;
+		first = 0;
+	}
+}
+
+/* "G 5, C 0, B 27, R 0, K 0, X 0" (Markdown: letters in bold). */
+static void put_counts(struct cb_buf *b, const struct cb_report *rp, int sealed, int md)
+{
+	const char *const order = CB_VERDICTS_READING, *v;
+
+	for (v = order; *v; v++)
+		cb_buf_addf(b, md ? "%s**%c** %zu" : "%s%c %zu", v == order ? "" : md ? " · " : ", ", *v,
+			    cb_report_count_verdict(rp, *v, sealed));
+}
+
+/* The lines above the table: campaign, seal, floor and thresholds, and
+ * for a derived run what it re-accounted. */
+static void put_summary_lines(struct cb_buf *b, const struct cb_report *rp, int md)
+{
+	const json_t *th = cb_report_thresholds(rp);
+	char gain[32], reg[32], conf[32];
+	const char *item = md ? "- " : "";
+
+	cb_fmt_pct(cb_json_int(th, "gain_ppm", 0), gain, sizeof(gain));
+	cb_fmt_pct(cb_json_int(th, "regression_ppm", 0), reg, sizeof(reg));
+	cb_report_fmt_share(cb_json_int(th, "confidence_ppm", 0), conf, sizeof(conf));
+	cb_buf_addf(b, "%sseal: ", item);
+	put_text(b, rp->seal, md);
+	cb_buf_addf(b, "\n%slaunch floor %lld; thresholds: gain %s, regression %s, confidence %s\n", item,
+		    rp->cs.launch_floor, gain, reg, conf);
+	if (rp->derived_dir) {
+		const json_t *eq = json_object_get(rp->dj, "equivalence");
+		cb_buf_addf(b, "%sderived run: floor %lld (sealed at floor %lld); equivalence %s at floor %lld\n"
+			       "%s%lld of %zu tasks changed verdict; a change reads sealed%sderived\n",
+			    item, rp->floor, rp->sealed_floor,
+			    json_is_true(json_object_get(eq, "holds")) ? "holds" : "does not hold",
+			    (long long)cb_json_int(eq, "checked_at_floor", rp->sealed_floor), item,
+			    (long long)cb_json_int(rp->dj, "changed", 0), rp->n, md ? " → " : "->");
+		cb_buf_addf(b, "%sverdicts, sealed: ", item);
+		put_counts(b, rp, 1, md);
+		cb_buf_addf(b, "\n%sverdicts, derived: ", item);
+		put_counts(b, rp, 0, md);
+	} else {
+		cb_buf_addf(b, "%sverdicts: ", item);
+		put_counts(b, rp, 1, md);
+	}
+	cb_buf_adds(b, "\n");
+}
+
+/* Below the table: what changed and why (derived run), then the reason of
+ * every verdict but B, whose reason is its topology column. */
+static void put_reasons(struct cb_buf *b, const struct cb_report *rp, int md)
+{
+	size_t i, shown = 0;
+
+	for (i = 0; rp->derived_dir && i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+		char topo[160];
+
+		if (!t->changed)
+			continue;
+		if (!shown++)
+			cb_buf_addf(b, md ? "\n**Changed at floor %lld** (sealed at %lld):\n\n"
+					  : "\nchanged at floor %lld (sealed at %lld):\n",
+				    rp->floor, rp->sealed_floor);
+		cb_report_fmt_topology_col(t, md, topo, sizeof(topo));
+		if (md) {
+			cb_buf_addf(b, "- %s: **%c** → **%c**, topology %s: ", t->sealed.id, t->sealed.verdict,
+				    t->dverdict, topo);
+			put_text(b, t->dreason, md);
+		} else {
+			size_t at = b->len;
+			cb_buf_addf(b, "  %s: %c -> %c, topology %s: ", t->sealed.id, t->sealed.verdict, t->dverdict, topo);
+			put_wrapped(b, b->len - at, t->dreason, 4);
+		}
+		cb_buf_adds(b, "\n");
+	}
+	shown = 0;
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+
+		if (cb_report_verdict(t) == 'B')
+			continue;
+		if (!shown++)
+			cb_buf_adds(b, md ? "\n**Reasons**\n\n" : "\nreasons:\n");
+		if (md) {
+			cb_buf_addf(b, "- %s **%c**: ", t->sealed.id, cb_report_verdict(t));
+			put_text(b, cb_report_reason(t), md);
+		} else {
+			size_t at = b->len;
+			cb_buf_addf(b, "  %s %c: ", t->sealed.id, cb_report_verdict(t));
+			put_wrapped(b, b->len - at, cb_report_reason(t), 4);
+		}
+		cb_buf_adds(b, "\n");
+	}
+}
+
+/* The text report: summary lines, the aligned task table, the reasons.
+ * rows has room for every task and the header. */
+/* The text report: summary lines, a table of tasks in columns padded to
+ * their widest cell, then the reasons. */
+static void render_text(struct cb_buf *b, const struct cb_report *rp, struct row *rows)
+{
+	size_t ncol = table_rows(rp, 0, rows), w[NCOL_MAX] = { 0 }, i, c, total = 0;
+	int gap;
+
+	cb_buf_addf(b, "caliber report: campaign %s (selection %s), %zu tasks\n", rp->cs.campaign,
+		    rp->cs.selection, rp->n);
+	put_summary_lines(b, rp, 0);
+	for (i = 0; i <= rp->n; i++)
+		for (c = 0; c < ncol; c++)
+			if (strlen(rows[i].c[c]) > w[c])
+				w[c] = strlen(rows[i].c[c]);
+	/* Two blanks between columns, one when two would pass TEXT_WIDTH. */
+	for (c = 0; c < ncol; c++)
+		total += w[c] + 2;
+	gap = total - 2 > TEXT_WIDTH ? 1 : 2;
+	cb_buf_adds(b, "\n");
+	for (i = 0; i <= rp->n; i++)
+		for (c = 0; c < ncol; c++)
+			if (c + 1 < ncol)
+				cb_buf_addf(b, "%-*s%*s", (int)w[c], rows[i].c[c], gap, "");
+			else
+				cb_buf_addf(b, "%s\n", rows[i].c[c]);
+	put_reasons(b, rp, 0);
+}
+
+/* The Markdown report: the same summary, table and reasons as text, as a
+ * GitHub table (task ids escaped like receipt text). */
+static void render_md(struct cb_buf *b, const struct cb_report *rp, struct row *rows)
+{
+	size_t ncol = table_rows(rp, 1, rows), i, c;
+
+	cb_buf_addf(b, "### caliber report: `%s` (selection %s, %zu tasks)\n\n", rp->cs.campaign,
+		    rp->cs.selection, rp->n);
+	put_summary_lines(b, rp, 1);
+	cb_buf_adds(b, "\n|");
+	for (c = 0; c < ncol; c++)
+		cb_buf_addf(b, " %s |", rows[0].c[c]);
+	cb_buf_adds(b, "\n|");
+	for (c = 0; c < ncol; c++)
+		cb_buf_adds(b, "---|");
+	cb_buf_adds(b, "\n");
+	for (i = 1; i <= rp->n; i++) {
+		cb_buf_adds(b, "|");
+		for (c = 0; c < ncol; c++) {
+			cb_buf_adds(b, " ");
+			put_text(b, rows[i].c[c], c == 0);
+			cb_buf_adds(b, " |");
+		}
+		cb_buf_adds(b, "\n");
+	}
+	put_reasons(b, rp, 1);
+}
+
+
+/* The rows of rp's table (a header and one per task), for a renderer. */
+static struct row *alloc_rows(const struct cb_report *rp, struct cb_err *err)
+{
+	struct row *rows = calloc(rp->n + 1, sizeof(*rows));
+
+	if (!rows)
+		cb_fail(err, "out of memory");
+	return rows;
+}
+
+int cb_report_text(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err)
+{
+	struct row *rows = alloc_rows(rp, err);
+
+	if (!rows)
+		return -1;
+	render_text(b, rp, rows);
+	free(rows);
+	return 0;
+}
+
+int cb_report_md(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err)
+{
+	struct row *rows = alloc_rows(rp, err);
+
+	if (!rows)
+		return -1;
+	render_md(b, rp, rows);
+	free(rows);
+	return 0;
+}
