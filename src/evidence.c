@@ -9,7 +9,6 @@
 
 #include "fsutil.h"
 #include "jsonio.h"
-#include "receipt.h"
 #include "seal.h"
 
 static const char *const outcome_names[] = {
@@ -552,4 +551,32 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 		f->order[o].aa = fabs(fig->aa[o].point);
 	}
 	return 0;
+}
+
+int cb_task_account(const char *task_dir, const char *task, const struct cb_manifest *m, long long floor,
+		    const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err)
+{
+	memset(a, 0, sizeof(*a));
+	if (cb_evidence_load_counted(task_dir, task, m, floor, pre, &a->ev, err) < 0)
+		return -1;
+	if (cb_facts_from_evidence(&a->ev, m, &a->f, &a->fig, err) < 0) {
+		cb_prefix(err, "task %s", task);
+		cb_task_account_release(a);
+		return -1;
+	}
+	cb_classify(&a->f, &a->v);
+	return 0;
+}
+
+void cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest *m, long long floor)
+{
+	cb_evidence_rescope(&a->ev, floor);
+	cb_facts_topology(&a->ev, m, &a->f);
+	cb_classify(&a->f, &a->v);
+}
+
+void cb_task_account_release(struct cb_task_account *a)
+{
+	cb_evidence_free(&a->ev);
+	memset(a, 0, sizeof(*a));
 }

@@ -107,4 +107,23 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 void cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifest *m,
 		       struct cb_facts *f);
 
+/* A task accounted: its evidence, the classifier's facts and the figures
+ * behind them, and its verdict; what the runner seals and reaccount
+ * recomputes, by the same code. */
+struct cb_task_account {
+	struct cb_task_evidence ev;
+	struct cb_facts f;
+	struct cb_figures fig;
+	struct cb_verdict v;
+};
+
+/* Gather task_dir's evidence at floor (the counts of pre where it has
+ * them, as cb_evidence_load_counted), compute its facts and classify it. */
+int cb_task_account(const char *task_dir, const char *task, const struct cb_manifest *m, long long floor,
+		    const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err);
+/* The same task at another floor: topology re-scoped, facts and verdict
+ * again; timings and their bootstrap do not depend on the floor. */
+void cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest *m, long long floor);
+void cb_task_account_release(struct cb_task_account *a);
+
 #endif

@@ -92,11 +92,8 @@ static void account_task(const struct account_job *job, size_t i)
 {
 	const struct cb_campaign_summary *cs = job->cs;
 	struct cb_task_pair *pair = &job->pairs[i];
-	struct cb_task_evidence ev;
+	struct cb_task_account acc;
 	struct cb_task_result again;
-	struct cb_facts f;
-	struct cb_figures fig;
-	struct cb_verdict v;
 	char *tdir = cb_strdupf("%s/tasks/%s", job->run, cs->tasks[i].id);
 	char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
 	int bad;
@@ -108,8 +105,7 @@ static void account_task(const struct account_job *job, size_t i)
 		return;
 	}
 	if (cb_task_result_load(tjson, &pair->sealed, &pair->err) < 0 ||
-	    cb_evidence_load_counted(tdir, cs->tasks[i].id, job->m, cs->launch_floor, job->counts, &ev,
-				     &pair->err) < 0) {
+	    cb_task_account(tdir, cs->tasks[i].id, job->m, cs->launch_floor, job->counts, &acc, &pair->err) < 0) {
 		free(tdir);
 		free(tjson);
 		return;
@@ -117,24 +113,22 @@ static void account_task(const struct account_job *job, size_t i)
 	free(tdir);
 	free(tjson);
 	/* Equivalence: at the run's own floor, reproduce the seal. */
-	if (cb_facts_from_evidence(&ev, job->m, &f, &fig, &pair->err) < 0 ||
-	    cb_task_result_fill(&ev, pair->sealed.op, &f, &fig, &again, &v, &pair->err) < 0) {
-		cb_evidence_free(&ev);
+	if (cb_task_result_fill(&acc, pair->sealed.op, &again, &pair->err) < 0) {
+		cb_task_account_release(&acc);
 		return;
 	}
 	bad = first_difference(&pair->sealed, &again, pair->diff, sizeof(pair->diff));
 	cb_task_result_release(&again);
 	if (bad) {
-		cb_evidence_free(&ev);
+		cb_task_account_release(&acc);
 		pair->failed = 2;
 		return;
 	}
 	/* The new floor changes topology facts only. */
-	cb_evidence_rescope(&ev, job->floor);
-	cb_facts_topology(&ev, job->m, &f);
-	bad = cb_task_result_fill(&ev, pair->sealed.op, &f, &fig, &pair->derived, &v, &pair->err) < 0;
-	pair->excluded = excluded_json(&ev);
-	cb_evidence_free(&ev);
+	cb_task_account_rescope(&acc, job->m, job->floor);
+	bad = cb_task_result_fill(&acc, pair->sealed.op, &pair->derived, &pair->err) < 0;
+	pair->excluded = excluded_json(&acc.ev);
+	cb_task_account_release(&acc);
 	if (bad)
 		return;
 	/* X and K do not rest on topology: they stay as sealed. */

@@ -120,31 +120,30 @@ static json_t *orders_json(const struct cb_figures *fig, const struct cb_verdict
 	return orders;
 }
 
-int cb_task_result_fill(const struct cb_task_evidence *ev, const char *op, const struct cb_facts *f,
-			const struct cb_figures *fig, struct cb_task_result *res, struct cb_verdict *v,
+int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct cb_task_result *res,
 			struct cb_err *err)
 {
+	const struct cb_task_evidence *ev = &a->ev;
 	int r, o;
 
 	memset(res, 0, sizeof(*res));
-	cb_classify(f, v);
 	res->id = strdup(ev->task);
 	res->op = strdup(op);
-	res->code = strdup(v->code);
-	res->reason = strdup(v->reason);
-	res->verdict = v->verdict;
-	res->have_topology = f->joinable;
+	res->code = strdup(a->v.code);
+	res->reason = strdup(a->v.reason);
+	res->verdict = a->v.verdict;
+	res->have_topology = a->f.joinable;
 	for (r = 0; r < CB_NROLES; r++)
-		res->topology[r] = f->topology[r];
+		res->topology[r] = a->f.topology[r];
 	for (o = 0; o < CB_NORDERS; o++) {
-		if (!fig->present[o])
+		if (!a->fig.present[o])
 			continue;
 		order_timer(&ev->timing[o][CB_ROLE_BASELINE], res->timer[o]);
 		res->present[o] = 1;
-		res->speedup_ppm[o] = cb_ppm(fig->cand[o].point);
-		res->lo_ppm[o] = cb_ppm(fig->cand[o].lo);
-		res->hi_ppm[o] = cb_ppm(fig->cand[o].hi);
-		res->aa_ppm[o] = cb_ppm(f->order[o].aa);
+		res->speedup_ppm[o] = cb_ppm(a->fig.cand[o].point);
+		res->lo_ppm[o] = cb_ppm(a->fig.cand[o].lo);
+		res->hi_ppm[o] = cb_ppm(a->fig.cand[o].hi);
+		res->aa_ppm[o] = cb_ppm(a->f.order[o].aa);
 	}
 	if (!res->id || !res->op || !res->code || !res->reason) {
 		cb_task_result_release(res);
@@ -153,27 +152,17 @@ int cb_task_result_fill(const struct cb_task_evidence *ev, const char *op, const
 	return 0;
 }
 
-int cb_task_finish(const char *task_dir, const char *task, size_t index, const char *op,
-		   const struct cb_manifest *m, long long floor, const json_t *extra,
-		   struct cb_task_result *res, struct cb_err *err)
+int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, const struct cb_manifest *m,
+			  long long floor, const struct cb_task_account *a, const json_t *extra,
+			  struct cb_task_result *res, struct cb_err *err)
 {
-	struct cb_task_evidence ev;
-	struct cb_facts f;
-	struct cb_figures fig;
-	struct cb_verdict v;
+	const char *task = a->ev.task;
 	json_t *r = NULL;
 	char *path = NULL;
 	int rc = -1;
 
-	memset(res, 0, sizeof(*res));
-	if (cb_evidence_load(task_dir, task, m, floor, &ev, err) < 0)
+	if (cb_task_result_fill(a, op, res, err) < 0)
 		return -1;
-	if (cb_facts_from_evidence(&ev, m, &f, &fig, err) < 0) {
-		cb_prefix(err, "task %s", task);
-		goto out;
-	}
-	if (cb_task_result_fill(&ev, op, &f, &fig, res, &v, err) < 0)
-		goto out;
 	r = cb_receipt_new(CB_TASK_SCHEMA);
 	if (!r) {
 		cb_fail(err, "task %s: out of memory", task);
@@ -182,16 +171,16 @@ int cb_task_finish(const char *task_dir, const char *task, size_t index, const c
 	json_object_set_new(r, "task", json_string(task));
 	json_object_set_new(r, "index", json_integer((json_int_t)index));
 	json_object_set_new(r, "op", json_string(op));
-	json_object_set_new(r, "verdict", json_stringn(&v.verdict, 1));
-	json_object_set_new(r, "code", json_string(v.code));
-	json_object_set_new(r, "reason", json_string(v.reason));
+	json_object_set_new(r, "verdict", json_stringn(&a->v.verdict, 1));
+	json_object_set_new(r, "code", json_string(a->v.code));
+	json_object_set_new(r, "reason", json_string(a->v.reason));
 	json_object_set_new(r, "launch_floor", json_integer(floor));
 	json_object_set_new(r, "thresholds", json_pack("{s:I, s:I, s:I}",
 		"gain_ppm", (json_int_t)cb_ppm(m->gain), "regression_ppm", (json_int_t)cb_ppm(m->regression),
 		"confidence_ppm", (json_int_t)cb_ppm(m->confidence)));
-	json_object_set_new(r, "cells", cells_json(&ev, m));
-	json_object_set_new(r, "topology", topology_json(&ev));
-	json_object_set_new(r, "orders", orders_json(&fig, &v, res));
+	json_object_set_new(r, "cells", cells_json(&a->ev, m));
+	json_object_set_new(r, "topology", topology_json(&a->ev));
+	json_object_set_new(r, "orders", orders_json(&a->fig, &a->v, res));
 	if (extra)
 		json_object_update(r, (json_t *)extra);
 	path = cb_path_join(task_dir, "task.json");
@@ -204,7 +193,6 @@ out:
 		cb_task_result_release(res);
 	free(path);
 	json_decref(r);
-	cb_evidence_free(&ev);
 	return rc;
 }
 

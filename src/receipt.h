@@ -39,23 +39,20 @@ struct cb_task_result {
 
 void cb_task_result_release(struct cb_task_result *r);
 
-/* Classify a task's facts (evidence.h) into a result and the verdict
- * behind it: what cb_task_finish records and reaccount recomputes. */
-struct cb_task_evidence;
-struct cb_figures;
-int cb_task_result_fill(const struct cb_task_evidence *ev, const char *op, const struct cb_facts *f,
-			const struct cb_figures *fig, struct cb_task_result *res, struct cb_verdict *v,
+/* The result of an accounted task (evidence.h): what the verdict matrix,
+ * the campaign receipt and reaccount's comparison read. */
+struct cb_task_account;
+int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct cb_task_result *res,
 			struct cb_err *err);
 
-/* Classify a task from its folder and write tasks/<id>/task.json: gathers
- * the evidence (evidence.h), classifies it, and records verdict, reason,
- * and every figure behind them. extra (may be NULL) is merged in (times).
+/* Write tasks/<id>/task.json of an accounted task: verdict, reason and
+ * every figure behind them; extra (may be NULL) is merged in (times).
  * Fills res. */
-int cb_task_finish(const char *task_dir, const char *task, size_t index, const char *op,
-		   const struct cb_manifest *m, long long floor, const json_t *extra,
-		   struct cb_task_result *res, struct cb_err *err);
+int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, const struct cb_manifest *m,
+			  long long floor, const struct cb_task_account *a, const json_t *extra,
+			  struct cb_task_result *res, struct cb_err *err);
 
-/* Read back what cb_task_finish wrote (name is used in errors). */
+/* Read back what cb_task_receipt_write wrote (name is used in errors). */
 int cb_task_result_load(const char *task_json, struct cb_task_result *res, struct cb_err *err);
 int cb_task_result_from_json(const json_t *j, const char *name, struct cb_task_result *res,
 			     struct cb_err *err);

@@ -286,6 +286,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	char *dir = task_dir_of(rn, w);
 	char started[32], finished[32];
 	long long t0 = cb_mono_ms();
+	struct cb_task_account acc;
 	enum cb_outcome o;
 	json_t *extra = NULL;
 	int c, p, rc = -1;
@@ -313,7 +314,11 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	cb_now_utc(finished);
 	extra = json_pack("{s:s, s:s, s:I}", "started", started, "finished", finished, "wall_ns",
 			  (json_int_t)(cb_mono_ms() - t0) * 1000000);
-	if (cb_task_finish(dir, w->id, i, w->op, m, m->launch_floor, extra, res, err) < 0)
+	if (cb_task_account(dir, w->id, m, m->launch_floor, NULL, &acc, err) < 0)
+		goto out;
+	rc = cb_task_receipt_write(dir, i, w->op, m, m->launch_floor, &acc, extra, res, err);
+	cb_task_account_release(&acc);
+	if (rc < 0)
 		goto out;
 	rn->task_ms_sum += cb_mono_ms() - t0;
 	rn->tasks_timed++;

@@ -252,10 +252,17 @@ static int build(const char *spec_path, const char *root, int finish, struct cb_
 				}
 			}
 		}
-		if (finish && cb_task_finish(tdir, id, i, cb_json_str(t, "op") ? cb_json_str(t, "op") : id, &m,
-					     m.launch_floor, NULL, &res[i], err) < 0) {
-			free(tdir);
-			goto out;
+		if (finish) {
+			struct cb_task_account acc;
+			int wrc = cb_task_account(tdir, id, &m, m.launch_floor, NULL, &acc, err);
+			if (wrc == 0)
+				wrc = cb_task_receipt_write(tdir, i, cb_json_str(t, "op") ? cb_json_str(t, "op") : id, &m,
+							    m.launch_floor, &acc, NULL, &res[i], err);
+			cb_task_account_release(&acc);
+			if (wrc < 0) {
+				free(tdir);
+				goto out;
+			}
 		}
 		free(tdir);
 	}
