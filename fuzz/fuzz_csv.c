@@ -14,8 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cb_err err;
 
 	if (cb_csv_parse((const char *)data, size, "fuzz.csv", &csv, &err) == 0)
-		cb_csv_free(&csv);
+		cb_csv_release(&csv);
 	if (cb_inventory_parse((const char *)data, size, "fuzz.csv", &inv, &err) == 0)
-		cb_inventory_free(&inv);
+		cb_inventory_release(&inv);
 	return 0;
 }

@@ -34,6 +34,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (strcmp(ix.rows[j].variant, r->variant) == 0)
 				abort();
 	}
-	cb_index_free(&ix);
+	cb_index_release(&ix);
 	return 0;
 }

@@ -13,6 +13,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cb_err err;
 
 	if (cb_manifest_parse((const char *)data, size, "fuzz.json", &m, &err) == 0)
-		cb_manifest_free(&m);
+		cb_manifest_release(&m);
 	return 0;
 }

@@ -21,10 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (cb_task_result_from_json(j, "fuzz.json", &res, &err) == 0)
 			cb_task_result_release(&res);
 		if (cb_campaign_summary_take(json_incref(j), "fuzz.json", &cs, &err) == 0)
-			cb_campaign_summary_free(&cs);
+			cb_campaign_summary_release(&cs);
 		json_decref(j);
 	}
 	if (cb_timing_parse((const char *)data, size, "timing.jsonl", &t, &err) == 0)
-		cb_timing_free(&t);
+		cb_timing_release(&t);
 	return 0;
 }

@@ -38,17 +38,17 @@ static void row_free(struct cb_csv_row *row)
 	free(row->fields);
 }
 
-static int add_field(struct cb_csv_row *row, struct cb_buf *field)
+static int add_field(struct cb_csv_row *row, struct cb_buf *field, const char *name, struct cb_err *err)
 {
 	char **f = realloc(row->fields, (row->nfields + 1) * sizeof(*f));
 	char *s;
 
 	if (!f)
-		return -1;
+		return cb_fail(err, "%s: out of memory", name);
 	row->fields = f;
 	s = cb_buf_detach(field, NULL);
 	if (!s)
-		return -1;
+		return cb_fail(err, "%s: out of memory", name);
 	row->fields[row->nfields++] = s;
 	return 0;
 }
@@ -105,12 +105,10 @@ int cb_csv_parse(const char *buf, size_t len, const char *name, struct cb_csv *c
 		struct cb_csv_row *rows;
 
 		for (;;) {
-			if (parse_field(&c, &field, err) < 0 || add_field(&row, &field) < 0) {
-				if (!err->msg[0] || field.oom)
-					cb_fail(err, "%s: out of memory", name);
+			if (parse_field(&c, &field, err) < 0 || add_field(&row, &field, name, err) < 0) {
 				cb_buf_release(&field);
 				row_free(&row);
-				cb_csv_free(csv);
+				cb_csv_release(csv);
 				return -1;
 			}
 			if (c.p < c.end && *c.p == ',') {
@@ -127,13 +125,13 @@ int cb_csv_parse(const char *buf, size_t len, const char *name, struct cb_csv *c
 		if (csv->nrows && row.nfields != csv->rows[0].nfields) {
 			size_t l = row.line, have = row.nfields, want = csv->rows[0].nfields;
 			row_free(&row);
-			cb_csv_free(csv);
+			cb_csv_release(csv);
 			return cb_fail(err, "%s:%zu:1: %zu fields, the header has %zu", name, l, have, want);
 		}
 		rows = realloc(csv->rows, (csv->nrows + 1) * sizeof(*rows));
 		if (!rows) {
 			row_free(&row);
-			cb_csv_free(csv);
+			cb_csv_release(csv);
 			return cb_fail(err, "%s: out of memory", name);
 		}
 		csv->rows = rows;
@@ -142,7 +140,7 @@ int cb_csv_parse(const char *buf, size_t len, const char *name, struct cb_csv *c
 	return 0;
 }
 
-void cb_csv_free(struct cb_csv *csv)
+void cb_csv_release(struct cb_csv *csv)
 {
 	size_t i;
 

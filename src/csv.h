@@ -23,7 +23,7 @@ struct cb_csv {
  * is allowed; blank lines elsewhere are records and therefore errors. */
 int cb_csv_parse(const char *buf, size_t len, const char *name, struct cb_csv *csv,
 		 struct cb_err *err);
-void cb_csv_free(struct cb_csv *csv);
+void cb_csv_release(struct cb_csv *csv);
 
 /* Append one field, quoted when it needs to be, to a growing string buffer;
  * used by writers so that what they write reads back the same. */

@@ -28,7 +28,7 @@ int cb_tree_digest(const char *dir, char hex[CB_SHA256_HEX], struct cb_err *err)
 	if (cb_walk(dir, skip_dir, CB_WALK_MODES, &t, err) < 0)
 		return -1;
 	if (cb_sha_init(&total, err) < 0) {
-		cb_tree_free(&t);
+		cb_tree_release(&t);
 		return -1;
 	}
 	for (i = 0; i < t.n; i++) {
@@ -58,7 +58,7 @@ int cb_tree_digest(const char *dir, char hex[CB_SHA256_HEX], struct cb_err *err)
 		free(abs);
 		if (rc < 0) {
 			cb_sha_release(&total);
-			cb_tree_free(&t);
+			cb_tree_release(&t);
 			return -1;
 		}
 		snprintf(line, sizeof(line), "%s %s ", mode, content);
@@ -67,6 +67,6 @@ int cb_tree_digest(const char *dir, char hex[CB_SHA256_HEX], struct cb_err *err)
 		cb_sha_update(&total, "\n", 1);
 	}
 	cb_sha_final_hex(&total, hex);
-	cb_tree_free(&t);
+	cb_tree_release(&t);
 	return 0;
 }

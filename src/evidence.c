@@ -150,11 +150,11 @@ int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_ti
 	return 0;
 fail:
 	free(buf);
-	cb_timing_free(t);
+	cb_timing_release(t);
 	return -1;
 }
 
-void cb_timing_free(struct cb_timing *t)
+void cb_timing_release(struct cb_timing *t)
 {
 	size_t i;
 
@@ -219,7 +219,7 @@ int cb_evidence_load_counted(const char *task_dir, const char *task, const struc
 	ev->dir = strdup(task_dir);
 	ev->task = strdup(task);
 	if (!ev->dir || !ev->task) {
-		cb_evidence_free(ev);
+		cb_evidence_release(ev);
 		return cb_fail(err, "out of memory");
 	}
 	for (p = 0; p < CB_NPHASES; p++) {
@@ -230,7 +230,7 @@ int cb_evidence_load_counted(const char *task_dir, const char *task, const struc
 			struct cb_err e2;
 
 			if (!dir) {
-				cb_evidence_free(ev);
+				cb_evidence_release(ev);
 				return cb_fail(err, "out of memory");
 			}
 			load_outcome(dir, &ev->outcome[p][r], ev->detail[p][r], sizeof(ev->detail[p][r]));
@@ -348,13 +348,13 @@ int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgi
 	if (cb_topology_check_op(op, err) < 0 || cb_ttgir_counts_init(counts, op, err) < 0)
 		return -1;
 	if (!(counts->root = strdup(root))) {
-		cb_ttgir_counts_free(counts);
+		cb_ttgir_counts_release(counts);
 		return cb_fail(err, "out of memory");
 	}
 	rc = cb_verify_or_fail_observed(root, &obs, err);
 	pthread_mutex_destroy(&job.lock);
 	if (rc < 0)
-		cb_ttgir_counts_free(counts);
+		cb_ttgir_counts_release(counts);
 	else
 		cb_ttgir_counts_sort(counts);
 	return rc;
@@ -369,16 +369,16 @@ void cb_evidence_rescope(struct cb_task_evidence *ev, long long floor)
 			cb_topology_rescope(&ev->topology[r], floor);
 }
 
-void cb_evidence_free(struct cb_task_evidence *ev)
+void cb_evidence_release(struct cb_task_evidence *ev)
 {
 	int o, r;
 
 	if (!ev)
 		return;
 	for (r = 0; r < CB_NROLES; r++) {
-		cb_topology_free(&ev->topology[r]);
+		cb_topology_release(&ev->topology[r]);
 		for (o = 0; o < CB_NORDERS; o++)
-			cb_timing_free(&ev->timing[o][r]);
+			cb_timing_release(&ev->timing[o][r]);
 	}
 	free(ev->dir);
 	free(ev->task);
@@ -577,6 +577,6 @@ void cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest
 
 void cb_task_account_release(struct cb_task_account *a)
 {
-	cb_evidence_free(&a->ev);
+	cb_evidence_release(&a->ev);
 	memset(a, 0, sizeof(*a));
 }

@@ -46,7 +46,7 @@ struct cb_timing {
 int cb_timing_load(const char *path, struct cb_timing *t, struct cb_err *err);
 int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_timing *t,
 		    struct cb_err *err);
-void cb_timing_free(struct cb_timing *t);
+void cb_timing_release(struct cb_timing *t);
 
 /* Everything about one task, by phase and role. */
 struct cb_task_evidence {
@@ -89,7 +89,7 @@ int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgi
 				struct cb_err *err);
 /* Re-scope the already scanned topology to another floor. */
 void cb_evidence_rescope(struct cb_task_evidence *ev, long long floor);
-void cb_evidence_free(struct cb_task_evidence *ev);
+void cb_evidence_release(struct cb_task_evidence *ev);
 
 /* The classifier's facts, and the speedups behind them, from evidence. */
 struct cb_figures {

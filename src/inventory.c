@@ -148,7 +148,7 @@ int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_
 	}
 	return 0;
 fail:
-	cb_inventory_free(inv);
+	cb_inventory_release(inv);
 	return -1;
 }
 
@@ -170,7 +170,7 @@ int cb_inventory_load_dir(const char *dir, struct cb_inventory *inv, struct cb_e
 	return rc;
 }
 
-void cb_inventory_free(struct cb_inventory *inv)
+void cb_inventory_release(struct cb_inventory *inv)
 {
 	size_t r;
 
@@ -179,7 +179,7 @@ void cb_inventory_free(struct cb_inventory *inv)
 	for (r = 0; r < inv->nrows && inv->rows; r++)
 		cb_strv_free(inv->rows[r].dtypes, inv->rows[r].ndtypes);
 	free(inv->rows);
-	cb_csv_free(&inv->csv);
+	cb_csv_release(&inv->csv);
 	free(inv->path);
 	memset(inv, 0, sizeof(*inv));
 }

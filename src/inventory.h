@@ -44,7 +44,7 @@ int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_
 		       struct cb_err *err);
 /* Load DIR/inventory_main.csv. */
 int cb_inventory_load_dir(const char *dir, struct cb_inventory *inv, struct cb_err *err);
-void cb_inventory_free(struct cb_inventory *inv);
+void cb_inventory_release(struct cb_inventory *inv);
 
 const struct cb_inv_row *cb_inventory_find(const struct cb_inventory *inv, const char *op);
 

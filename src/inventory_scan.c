@@ -126,7 +126,7 @@ static int list_side(const char *dir, const char *sub, struct side *sd, struct c
 			rc = cb_fail(err, "out of memory");
 	}
 	if (walked == 0)
-		cb_tree_free(&tree);
+		cb_tree_release(&tree);
 	free(root);
 	return rc;
 }
@@ -239,7 +239,7 @@ static int reader_env(struct cb_env *env, struct cb_err *err)
 		rc = cb_env_set(env, "PYTHONSAFEPATH", "1");
 	free(pp);
 	if (rc < 0) {
-		cb_env_free(env);
+		cb_env_release(env);
 		return cb_fail(err, "out of memory");
 	}
 	return 0;
@@ -294,7 +294,7 @@ static json_t *run_reader(const char *dir, const char *python, struct side *cons
 			cb_fail(err, "%s -m caliber_pytest.inventory %s%s%s", python, how, last[0] ? ": " : "", last);
 		}
 	}
-	cb_env_free(&env);
+	cb_env_release(&env);
 	unlink(result);
 	free(result);
 	free(out);
@@ -658,11 +658,11 @@ out:
 	side_free(&bench);
 	side_free(&tests);
 	if (rc < 0)
-		cb_corpus_inventory_free(inv);
+		cb_corpus_inventory_release(inv);
 	return rc;
 }
 
-void cb_corpus_inventory_free(struct cb_corpus_inventory *inv)
+void cb_corpus_inventory_release(struct cb_corpus_inventory *inv)
 {
 	if (!inv)
 		return;

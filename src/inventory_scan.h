@@ -28,7 +28,7 @@ struct cb_corpus_inventory {
  * PYTHONPATH) and build the inventory; nothing is written. */
 int cb_corpus_inventory(const char *dir, const char *python, struct cb_corpus_inventory *inv,
 			struct cb_err *err);
-void cb_corpus_inventory_free(struct cb_corpus_inventory *inv);
+void cb_corpus_inventory_release(struct cb_corpus_inventory *inv);
 
 const char *cb_corpus_layout_name(enum cb_corpus_layout layout);
 

@@ -95,9 +95,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
-		err.msg[0] = '\0';
+		err = (struct cb_err)CB_ERR_INIT;
 		rc = absolute_tmpdir(&err) < 0 ? CB_EXIT_FAIL : commands[i].fn(argc - 1, argv + 1, &err);
-		if (rc != CB_EXIT_OK && err.msg[0])
+		if (rc != CB_EXIT_OK && err.code != CB_ERR_NONE)
 			fprintf(stderr, "caliber: %s: %s\n", commands[i].name, err.msg);
 		fflush(stdout);
 		return rc;

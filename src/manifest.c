@@ -389,6 +389,7 @@ int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_m
 {
 	const char *schema;
 	size_t i;
+	int named = 1;   /* the error names the file already (the JSON parser's do) */
 
 	memset(m, 0, sizeof(*m));
 	m->path = strdup(name);
@@ -399,6 +400,7 @@ int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_m
 	m->doc = cb_json_load_buf(buf, len, name, err);
 	if (!m->doc)
 		goto fail;
+	named = 0;
 	if (cb_schema_check(m->doc, manifest_fields, "", err) < 0)
 		goto fail;
 	schema = cb_json_str(m->doc, "schema");
@@ -430,7 +432,9 @@ int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_m
 			goto fail;
 	return 0;
 fail:
-	cb_manifest_free(m);
+	if (!named)
+		cb_prefix(err, "%s", name);
+	cb_manifest_release(m);
 	return -1;
 }
 
@@ -445,12 +449,10 @@ int cb_manifest_load(const char *path, struct cb_manifest *m, struct cb_err *err
 		return -1;
 	rc = cb_manifest_parse(buf, len, path, m, err);
 	free(buf);
-	if (rc < 0 && strncmp(err->msg, path, strlen(path)) != 0)
-		cb_prefix(err, "%s", path);
 	return rc;
 }
 
-void cb_manifest_free(struct cb_manifest *m)
+void cb_manifest_release(struct cb_manifest *m)
 {
 	size_t i;
 

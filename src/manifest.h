@@ -71,7 +71,7 @@ int cb_manifest_load(const char *path, struct cb_manifest *m, struct cb_err *err
 /* The same from bytes already read (name is used in errors). */
 int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_manifest *m,
 		      struct cb_err *err);
-void cb_manifest_free(struct cb_manifest *m);
+void cb_manifest_release(struct cb_manifest *m);
 
 const char *cb_role_name(enum cb_role r);
 /* The cell of a role (roles are unique in a valid manifest). */

@@ -197,7 +197,7 @@ json_t *cb_matrix_load_bound(const char *path, const struct cb_manifest *m, stru
 	}
 	json_decref(a);
 	json_decref(b);
-	cb_inventory_free(&inv);
+	cb_inventory_release(&inv);
 	free(ibuf);
 	free(ipath);
 	return mx;
@@ -205,7 +205,7 @@ fail:
 	json_decref(a);
 	json_decref(b);
 	json_decref(mx);
-	cb_inventory_free(&inv);
+	cb_inventory_release(&inv);
 	free(ibuf);
 	free(ipath);
 	return NULL;

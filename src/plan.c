@@ -115,11 +115,11 @@ int cb_backend_load(const char *dir, const char *name, struct cb_backend *b, str
 	}
 	return 0;
 fail:
-	cb_backend_free(b);
+	cb_backend_release(b);
 	return -1;
 }
 
-void cb_backend_free(struct cb_backend *b)
+void cb_backend_release(struct cb_backend *b)
 {
 	if (!b)
 		return;

@@ -27,7 +27,7 @@ struct cb_backend {
 /* Load DIR/<name>.json, validated like a manifest (unknown keys refused).
  * dir NULL means caliber's own backends/ folder. */
 int cb_backend_load(const char *dir, const char *name, struct cb_backend *b, struct cb_err *err);
-void cb_backend_free(struct cb_backend *b);
+void cb_backend_release(struct cb_backend *b);
 
 /* The ordered plugin list (pytest -p module names) the backend's
  * capabilities call for. Fills a NULL-terminated array of static strings;

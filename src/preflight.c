@@ -352,7 +352,7 @@ static int check_imports(struct cb_preflight *pf, char *why, size_t cap)
 	if (cell_env(pf, &env, why, cap) < 0)
 		return -1;
 	rc = capture(argv, env.v, 300000, &out, why, cap);
-	cb_env_free(&env);
+	cb_env_release(&env);
 	if (rc < 0)
 		return -1;
 	why[0] = '\0';
@@ -396,7 +396,7 @@ static int check_device_count(struct cb_preflight *pf, char *why, size_t cap)
 		rc = argv ? capture((const char *const *)argv, env.v, 300000, &out, why, cap) : -1;
 		argv_free(argv);
 	}
-	cb_env_free(&env);
+	cb_env_release(&env);
 	if (rc < 0)
 		return -1;
 	if (strcmp(chomp(out), "1") != 0) {
@@ -472,7 +472,7 @@ static int check_targets(struct cb_preflight *pf, char *why, size_t cap)
 				       NULL };
 		char *out = NULL;
 		int rc = capture(argv, env.v, 600000, &out, why, cap);
-		cb_env_free(&env);
+		cb_env_release(&env);
 		free(out);
 		if (rc < 0)
 			goto fail;
@@ -531,7 +531,7 @@ static int check_device_idle(struct cb_preflight *pf, char *why, size_t cap)
 		rc = argv ? capture((const char *const *)argv, env.v, 60000, &out, why, cap) : -1;
 		argv_free(argv);
 	}
-	cb_env_free(&env);
+	cb_env_release(&env);
 	if (rc < 0)
 		return -1;
 	if (*chomp(out)) {

@@ -228,9 +228,9 @@ void cb_reaccount_release(struct cb_reaccount *ra)
 	free(ra->pairs);
 	free(ra->derived);
 	json_decref(ra->doc);
-	cb_ttgir_counts_free(&ra->counts);
-	cb_manifest_free(&ra->m);
-	cb_campaign_summary_free(&ra->cs);
+	cb_ttgir_counts_release(&ra->counts);
+	cb_manifest_release(&ra->m);
+	cb_campaign_summary_release(&ra->cs);
 	memset(ra, 0, sizeof(*ra));
 }
 

@@ -354,11 +354,12 @@ int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, s
 	}
 	data = cb_buf_detach(&csv, &len);
 	path = cb_path_join(dir, "matrix.csv");
-	if (!data || !path || cb_write_atomic(path, data, len, 0444, err) < 0) {
-		if (!err->msg[0] || !data || !path)
-			cb_fail(err, "matrix: out of memory");
+	if (!data || !path) {
+		cb_fail(err, "matrix: out of memory");
 		goto out;
 	}
+	if (cb_write_atomic(path, data, len, 0444, err) < 0)
+		goto out;
 	free(data);
 	free(path);
 	data = cb_buf_detach(&md, &len);
@@ -429,11 +430,11 @@ int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_s
 	}
 	return 0;
 fail:
-	cb_campaign_summary_free(cs);
+	cb_campaign_summary_release(cs);
 	return -1;
 }
 
-void cb_campaign_summary_free(struct cb_campaign_summary *cs)
+void cb_campaign_summary_release(struct cb_campaign_summary *cs)
 {
 	if (!cs)
 		return;

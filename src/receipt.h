@@ -82,6 +82,6 @@ struct cb_campaign_summary {
 int cb_campaign_summary_load(const char *path, struct cb_campaign_summary *cs, struct cb_err *err);
 int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_summary *cs,
 			     struct cb_err *err);
-void cb_campaign_summary_free(struct cb_campaign_summary *cs);
+void cb_campaign_summary_release(struct cb_campaign_summary *cs);
 
 #endif

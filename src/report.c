@@ -43,7 +43,7 @@ void cb_report_release(struct cb_report *rp)
 	}
 	free(rp->t);
 	json_decref(rp->dj);
-	cb_campaign_summary_free(&rp->cs);
+	cb_campaign_summary_release(&rp->cs);
 	free(rp->href);
 	free(rp->dhref);
 	memset(rp, 0, sizeof(*rp));
@@ -194,15 +194,14 @@ static int attach_derived(struct cb_report *rp, struct cb_err *err)
 static int report_seal(struct cb_report *rp)
 {
 	struct cb_verify_report v;
-	struct cb_err e;
-	size_t n = strlen(rp->root);
+	struct cb_err e = CB_ERR_INIT;
 	int holds;
 
-	e.msg[0] = '\0';
 	if (cb_verify(rp->root, &v, &e) < 0) {
-		/* Say it without the path we were given: the run is the subject. */
-		const char *m = strncmp(e.msg, rp->root, n) == 0 && e.msg[n] == ':' ? e.msg + n + 2 : e.msg;
-		snprintf(rp->seal, sizeof(rp->seal), "cannot be checked: %s", m);
+		/* The run is the report's subject: an unsealed one is said so
+		 * without its path. */
+		snprintf(rp->seal, sizeof(rp->seal), "cannot be checked: %s",
+			 e.code == CB_ERR_NOT_SEALED ? "not sealed (no SHA256SUMS)" : e.msg);
 		return 0;
 	}
 	holds = cb_verify_holds(&v);
@@ -213,7 +212,7 @@ static int report_seal(struct cb_report *rp)
 			 v.nchanged ? "changed" : v.nmissing ? "missing" : v.nextra ? "extra" : "symlink",
 			 v.nchanged ? v.changed[0] : v.nmissing ? v.missing[0] : v.nextra ? v.extra[0] : v.links[0],
 			 v.nchanged, v.nmissing, v.nextra, v.nlinks);
-	cb_verify_report_free(&v);
+	cb_verify_report_release(&v);
 	return holds;
 }
 

@@ -268,7 +268,7 @@ static int wants_round_b(struct runner *rn, const char *task_dir)
 			return 0;
 		ok = t.joinable;
 		counts[k] = t.scoped;
-		cb_topology_free(&t);
+		cb_topology_release(&t);
 		if (!ok)
 			return 0;
 	}
@@ -428,6 +428,45 @@ static int copy_frozen(const char *src, const char *root, const char *name, stru
 		rc = cb_write_atomic(dst, buf, len, 0444, err);
 	free(buf);
 	free(dst);
+	return rc;
+}
+
+/* The run root with the frozen manifest, matrix and inventory in it. It
+ * appears whole or not at all (built beside it, then renamed), so a run
+ * root that exists can always be resumed. */
+static int make_skeleton(const char *manifest, const char *matrix, const char *output, struct cb_err *err)
+{
+	const char *slash = strrchr(matrix, '/');
+	char *inv = cb_strdupf("%.*s/%s", (int)(slash - matrix), matrix, CB_FROZEN_INVENTORY);
+	char *tmp = cb_strdupf("%s.tmp.XXXXXX", output);
+	struct cb_err ignored;
+	int rc = -1;
+
+	if (!inv || !tmp) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	if (cb_mkdir_parent(output, 0755, err) < 0)
+		goto out;
+	if (!mkdtemp(tmp)) {
+		cb_fail(err, "%s: cannot create the run root: %s", output, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	if (copy_frozen(manifest, tmp, "manifest.json", err) < 0 || copy_frozen(matrix, tmp, "task-matrix.json", err) < 0 ||
+	    copy_frozen(inv, tmp, CB_FROZEN_INVENTORY, err) < 0)
+		goto out;
+	if (chmod(tmp, 0755) < 0 || rename(tmp, output) < 0) {
+		cb_fail(err, "%s: cannot create the run root: %s", output, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rc < 0 && tmp)
+		cb_rm_rf(tmp, &ignored);
+	free(inv);
+	free(tmp);
 	return rc;
 }
 
@@ -614,26 +653,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	if (!res)
 		goto out;
 	if (!o->resume) {
-		/* The skeleton appears whole or not at all, so a run root that
-		 * exists can always be resumed. */
-		const char *slash = strrchr(matrix, '/');
-		char *inv = slash ? cb_strdupf("%.*s/%s", (int)(slash - matrix), matrix, CB_FROZEN_INVENTORY)
-				  : strdup(CB_FROZEN_INVENTORY);
-		char *tmp = cb_strdupf("%s.tmp.XXXXXX", output);
-		int ok = inv && tmp && cb_mkdir_parent(output, 0755, err) == 0 && mkdtemp(tmp) && copy_frozen(manifest, tmp, "manifest.json", err) == 0 &&
-			 copy_frozen(matrix, tmp, "task-matrix.json", err) == 0 &&
-			 copy_frozen(inv, tmp, CB_FROZEN_INVENTORY, err) == 0 && chmod(tmp, 0755) == 0 &&
-			 rename(tmp, output) == 0;
-		if (!ok) {
-			struct cb_err ignored;
-			if (!err->msg[0])
-				cb_fail(err, "%s: cannot create the run root: %s", output, strerror(errno));
-			if (tmp)
-				cb_rm_rf(tmp, &ignored);
-		}
-		free(inv);
-		free(tmp);
-		if (!ok)
+		if (make_skeleton(manifest, matrix, output, err) < 0)
 			goto out;
 	} else if (prepare_resume(&rn, &first, res, err) < 0) {
 		goto out;
@@ -678,14 +698,14 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 out:
 	for (c = 0; c < CB_NROLES; c++)
-		cb_cell_proc_free(&rn.procs[c]);
+		cb_cell_proc_release(&rn.procs[c]);
 	for (i = 0; res && i < rn.ntasks; i++)
 		cb_task_result_release(&res[i]);
 	free(res);
 	cb_worker_ctx_release(&rn.ctx);
 	json_decref(pf.matrix);
 	json_decref(pf.results);
-	cb_backend_free(&backend);
-	cb_manifest_free(&m);
+	cb_backend_release(&backend);
+	cb_manifest_release(&m);
 	return rc;
 }

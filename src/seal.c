@@ -200,7 +200,7 @@ out:
 	free(hex);
 	free(sums);
 	cb_buf_release(&out);
-	cb_tree_free(&t);
+	cb_tree_release(&t);
 	return rc;
 }
 
@@ -209,7 +209,7 @@ int cb_seal_finish(const char *root, struct cb_err *err)
 	return make_read_only(root, err);
 }
 
-static int push_str(char ***v, size_t *n, char *s)
+static int push_str(char ***v, size_t *n, char *s, struct cb_err *err)
 {
 	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
 
@@ -217,7 +217,7 @@ static int push_str(char ***v, size_t *n, char *s)
 		free(s);
 		if (nv)
 			*v = nv;
-		return -1;
+		return cb_fail(err, "verify: out of memory");
 	}
 	*v = nv;
 	(*v)[(*n)++] = s;
@@ -247,7 +247,7 @@ static int read_sums(const char *root, struct sum_line **out, size_t *n, struct 
 	if (!path)
 		return cb_fail(err, "out of memory");
 	if (!cb_exists(path)) {
-		cb_fail(err, "%s: not sealed (no %s)", root, CB_SUMS_FILE);
+		cb_fail_code(err, CB_ERR_NOT_SEALED, "%s: not sealed (no %s)", root, CB_SUMS_FILE);
 		free(path);
 		return -1;
 	}
@@ -324,7 +324,7 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 		return -1;
 	if (cb_walk(root, NULL, obs && obs->listing ? CB_WALK_DIRS : 0, &t, err) < 0 ||
 	    hash_tree(root, &t, obs, &hex, err) < 0) {
-		cb_tree_free(&t);
+		cb_tree_release(&t);
 		for (i = 0; i < nsums; i++)
 			free(sums[i].rel);
 		free(sums);
@@ -342,7 +342,7 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 		}
 		c = !e ? -1 : i >= nsums ? 1 : strcmp(sums[i].rel, e->rel);
 		if (c < 0) {
-			rc = push_str(&rep->missing, &rep->nmissing, strdup(sums[i].rel));
+			rc = push_str(&rep->missing, &rep->nmissing, strdup(sums[i].rel), err);
 			i++;
 			continue;
 		}
@@ -353,20 +353,18 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 			free(abs);
 			if (n >= 0)
 				target[n] = '\0';
-			rc = push_str(&rep->links, &rep->nlinks, cb_strdupf("%s -> %s", e->rel, target));
+			rc = push_str(&rep->links, &rep->nlinks, cb_strdupf("%s -> %s", e->rel, target), err);
 		} else if (e->kind == CB_ENT_OTHER) {
-			rc = push_str(&rep->links, &rep->nlinks, cb_strdupf("%s (special file)", e->rel));
+			rc = push_str(&rep->links, &rep->nlinks, cb_strdupf("%s (special file)", e->rel), err);
 		} else if (c > 0) {
-			rc = push_str(&rep->extra, &rep->nextra, strdup(e->rel));
+			rc = push_str(&rep->extra, &rep->nextra, strdup(e->rel), err);
 		} else if (strcmp(hex[j], sums[i].hex) != 0) {
-			rc = push_str(&rep->changed, &rep->nchanged, strdup(e->rel));
+			rc = push_str(&rep->changed, &rep->nchanged, strdup(e->rel), err);
 		}
 		if (c == 0)
 			i++;
 		j++;
 	}
-	if (rc < 0 && !err->msg[0])
-		cb_fail(err, "verify: out of memory");
 	for (i = 0; i < nsums; i++)
 		free(sums[i].rel);
 	free(sums);
@@ -374,9 +372,9 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 	if (rc == 0 && obs && obs->listing)
 		*obs->listing = t;
 	else
-		cb_tree_free(&t);
+		cb_tree_release(&t);
 	if (rc < 0)
-		cb_verify_report_free(rep);
+		cb_verify_report_release(rep);
 	return rc;
 }
 
@@ -385,7 +383,7 @@ int cb_verify_holds(const struct cb_verify_report *rep)
 	return !rep->nchanged && !rep->nmissing && !rep->nextra && !rep->nlinks;
 }
 
-void cb_verify_report_free(struct cb_verify_report *rep)
+void cb_verify_report_release(struct cb_verify_report *rep)
 {
 	if (!rep)
 		return;
@@ -417,7 +415,7 @@ int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer
 		rc = cb_fail(err, "%s: seal does not hold: extra: %s", root, rep.extra[0]);
 	else if (rep.nlinks)
 		rc = cb_fail(err, "%s: seal does not hold: symlink: %s", root, rep.links[0]);
-	cb_verify_report_free(&rep);
+	cb_verify_report_release(&rep);
 	return rc;
 }
 

@@ -50,7 +50,7 @@ struct cb_verify_observer {
 	void *ctx;
 	/* Non-NULL: receives the tree verify walked, directories included
 	 * (CB_WALK_DIRS), when the verify could be made; the caller frees it
-	 * with cb_tree_free. Like the bytes fed, it is what the seal was
+	 * with cb_tree_release. Like the bytes fed, it is what the seal was
 	 * checked against: to be trusted once the report says it holds. */
 	struct cb_tree *listing;
 };
@@ -59,7 +59,7 @@ struct cb_verify_observer {
 int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 		       struct cb_verify_report *rep, struct cb_err *err);
 int cb_verify_holds(const struct cb_verify_report *rep);
-void cb_verify_report_free(struct cb_verify_report *rep);
+void cb_verify_report_release(struct cb_verify_report *rep);
 
 /* cb_verify, turning any difference into an error that names the first one;
  * used by commands that must not trust an unsealed or altered run. */

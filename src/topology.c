@@ -163,7 +163,7 @@ int cb_index_parse(const char *buf, size_t len, const char *path, struct cb_inde
 	}
 	return 0;
 fail:
-	cb_index_free(ix);
+	cb_index_release(ix);
 	return -1;
 }
 
@@ -181,7 +181,7 @@ int cb_index_load(const char *path, struct cb_index *ix, struct cb_err *err)
 	return rc;
 }
 
-void cb_index_free(struct cb_index *ix)
+void cb_index_release(struct cb_index *ix)
 {
 	size_t i;
 
@@ -443,9 +443,9 @@ int cb_topology_scan_counted(const char *cell_dir, const char *op, long long flo
 	if (rc == 0)
 		cb_topology_rescope(t, floor);
 	else
-		cb_topology_free(t);
+		cb_topology_release(t);
 	cb_strv_free(dirs, nd);
-	cb_index_free(&ix);
+	cb_index_release(&ix);
 	free(index_path);
 	free(ir_dir);
 	return rc;
@@ -466,7 +466,7 @@ void cb_topology_rescope(struct cb_topology *t, long long floor)
 	}
 }
 
-void cb_topology_free(struct cb_topology *t)
+void cb_topology_release(struct cb_topology *t)
 {
 	size_t i;
 

@@ -31,7 +31,7 @@ struct cb_index {
 int cb_index_parse(const char *buf, size_t len, const char *path, struct cb_index *ix,
 		   struct cb_err *err);
 int cb_index_load(const char *path, struct cb_index *ix, struct cb_err *err);
-void cb_index_free(struct cb_index *ix);
+void cb_index_release(struct cb_index *ix);
 
 /* A variant as joined: its row and its IR. */
 struct cb_variant {
@@ -69,7 +69,7 @@ int cb_topology_scan_counted(const char *cell_dir, const char *op, long long flo
 			     struct cb_err *err);
 /* The same join with a new floor, without reading files again. */
 void cb_topology_rescope(struct cb_topology *t, long long floor);
-void cb_topology_free(struct cb_topology *t);
+void cb_topology_release(struct cb_topology *t);
 
 /* JSON form, as `caliber topology` prints it and receipts keep it:
  * {"floor", "joinable", "unjoinable": [...], "scoped", "total",

@@ -423,7 +423,7 @@ int cb_ttgir_counts_find(const struct cb_ttgir_counts *c, const char *op, const 
 	return 0;
 }
 
-void cb_ttgir_counts_free(struct cb_ttgir_counts *c)
+void cb_ttgir_counts_release(struct cb_ttgir_counts *c)
 {
 	size_t i;
 
@@ -434,7 +434,7 @@ void cb_ttgir_counts_free(struct cb_ttgir_counts *c)
 	free(c->v);
 	free(c->op);
 	free(c->root);
-	cb_tree_free(&c->listing);
+	cb_tree_release(&c->listing);
 	memset(c, 0, sizeof(*c));
 }
 

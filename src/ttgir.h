@@ -81,6 +81,6 @@ void cb_ttgir_counts_sort(struct cb_ttgir_counts *c);
 /* The count of path for op; 0 when found, -1 when the table has none. */
 int cb_ttgir_counts_find(const struct cb_ttgir_counts *c, const char *op, const char *path,
 			 long long *count);
-void cb_ttgir_counts_free(struct cb_ttgir_counts *c);
+void cb_ttgir_counts_release(struct cb_ttgir_counts *c);
 
 #endif

@@ -220,7 +220,7 @@ static void *walk_worker(void *arg)
 			job->out.v = v;
 			job->out.n += p.t.n;
 		} else {
-			cb_tree_free(&p.t);
+			cb_tree_release(&p.t);
 			if (!job->failed) {
 				job->failed = 1;
 				cb_fail(&job->err, "out of memory");
@@ -269,7 +269,7 @@ int cb_walk(const char *root, int (*skip_dir)(const char *name), int flags, stru
 	*t = job.out;
 	if (job.failed) {
 		*err = job.err;
-		cb_tree_free(t);
+		cb_tree_release(t);
 		return -1;
 	}
 	if (t->n)
@@ -277,7 +277,7 @@ int cb_walk(const char *root, int (*skip_dir)(const char *name), int flags, stru
 	return 0;
 }
 
-void cb_tree_free(struct cb_tree *t)
+void cb_tree_release(struct cb_tree *t)
 {
 	size_t i;
 

@@ -35,6 +35,6 @@ enum {
  * that a thread met. */
 int cb_walk(const char *root, int (*skip_dir)(const char *name), int flags, struct cb_tree *t,
 	    struct cb_err *err);
-void cb_tree_free(struct cb_tree *t);
+void cb_tree_release(struct cb_tree *t);
 
 #endif

@@ -59,7 +59,7 @@ const char *cb_env_get(const struct cb_env *e, const char *key)
 	return NULL;
 }
 
-void cb_env_free(struct cb_env *e)
+void cb_env_release(struct cb_env *e)
 {
 	size_t i;
 
@@ -171,7 +171,7 @@ int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, c
 oom:
 	cb_fail(err, "worker environment: out of memory");
 fail:
-	cb_env_free(env);
+	cb_env_release(env);
 out:
 	json_decref(ov);
 	free(bpath);
@@ -333,7 +333,7 @@ void cb_worker_ctx_release(struct cb_worker_ctx *ctx)
 static int spawn_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err)
 {
 	free(cp->dir);
-	cb_env_free(&cp->env);
+	cb_env_release(&cp->env);
 	json_decref(cp->overlay);
 	cp->overlay = NULL;
 	cp->dir = cb_strdupf("%s/%s-%d", ctx->scratch, cp->cell->name, cp->spawned++);
@@ -364,7 +364,7 @@ void cb_cell_proc_stop(struct cb_cell_proc *cp)
 	cp->alive = 0;
 }
 
-void cb_cell_proc_free(struct cb_cell_proc *cp)
+void cb_cell_proc_release(struct cb_cell_proc *cp)
 {
 	if (!cp)
 		return;
@@ -373,7 +373,7 @@ void cb_cell_proc_free(struct cb_cell_proc *cp)
 		cb_child_release(&cp->child);
 		cp->alive = 0;
 	}
-	cb_env_free(&cp->env);
+	cb_env_release(&cp->env);
 	json_decref(cp->overlay);
 	free(cp->dir);
 	cp->overlay = NULL;

@@ -25,7 +25,7 @@ struct cb_env {
 
 int cb_env_set(struct cb_env *e, const char *key, const char *value);
 const char *cb_env_get(const struct cb_env *e, const char *key);
-void cb_env_free(struct cb_env *e);
+void cb_env_release(struct cb_env *e);
 
 /* Variables passed through from caliber's own environment when set. */
 extern const char *const cb_env_passthrough[];
@@ -102,6 +102,6 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 
 /* End a cell's worker: EOF on stdin, a short wait, then kill. */
 void cb_cell_proc_stop(struct cb_cell_proc *cp);
-void cb_cell_proc_free(struct cb_cell_proc *cp);
+void cb_cell_proc_release(struct cb_cell_proc *cp);
 
 #endif

@@ -72,7 +72,7 @@ static int call(int (*fn)(int, char **, struct cb_err *), const char *const *arg
 		argc++;
 	}
 	argv[argc] = NULL;
-	err->msg[0] = '\0';
+	*err = (struct cb_err)CB_ERR_INIT;
 	return fn(argc, argv, err);
 }
 
@@ -176,7 +176,7 @@ static int gate_on_x(const char *run, struct cb_err *err)
 	if (nx)
 		cb_fail(err, "%zu of %zu tasks are X (could not be measured); the first, %s: %s", nx, cs.ntasks,
 			cs.tasks[first].id, cs.tasks[first].reason);
-	cb_campaign_summary_free(&cs);
+	cb_campaign_summary_release(&cs);
 	return nx ? CB_EXIT_GATE : CB_EXIT_OK;
 }
 

@@ -74,7 +74,7 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err)
 	if (cb_corpus_inventory(corpus, python, &inv, err) < 0)
 		goto out;
 	if (cb_mkdir_parent(output, 0755, err) < 0 || cb_write_atomic(output, inv.csv, inv.csv_len, 0644, err) < 0) {
-		cb_corpus_inventory_free(&inv);
+		cb_corpus_inventory_release(&inv);
 		goto out;
 	}
 	for (i = 0; i < inv.nwarnings; i++)
@@ -88,7 +88,7 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err)
 	free(rcorpus);
 	printf("inventory: %zu ops from the %s corpus %s (tree sha256 %s), %zu left out: %s\n", inv.nrows,
 	       cb_corpus_layout_name(inv.layout), corpus, inv.tree_sha256, inv.nleft, output);
-	cb_corpus_inventory_free(&inv);
+	cb_corpus_inventory_release(&inv);
 	rc = CB_EXIT_OK;
 out:
 	cb_args_release(&args);

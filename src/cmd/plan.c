@@ -44,7 +44,7 @@ int cmd_plan(int argc, char **argv, struct cb_err *err)
 	cb_plan(&b, plugins, CB_PLAN_MAX + 1, &n);
 	if (n == 0) {
 		cb_fail(err, "backend '%s' declares no capability: the plugin plan is empty", name);
-		cb_backend_free(&b);
+		cb_backend_release(&b);
 		return CB_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
@@ -57,6 +57,6 @@ int cmd_plan(int argc, char **argv, struct cb_err *err)
 			printf("%-32s %-18s %s\n", plugins[i], capability, what);
 		}
 	}
-	cb_backend_free(&b);
+	cb_backend_release(&b);
 	return CB_EXIT_OK;
 }

@@ -90,7 +90,7 @@ static int check_canary_receipt(const char *path, const struct cb_manifest *m, s
 				break;
 			}
 	}
-	cb_campaign_summary_free(&cs);
+	cb_campaign_summary_release(&cs);
 	free(root);
 	return rc;
 }
@@ -193,11 +193,8 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	}
 	if (cb_read_file(args.pos[0], &bytes, &len, err) < 0)
 		goto out;
-	if (cb_manifest_parse(bytes, len, args.pos[0], &m, err) < 0) {
-		if (strncmp(err->msg, args.pos[0], strlen(args.pos[0])) != 0)
-			cb_prefix(err, "%s", args.pos[0]);
+	if (cb_manifest_parse(bytes, len, args.pos[0], &m, err) < 0)
 		goto out;
-	}
 	inv_path = cb_path_join(opt_inventory, CB_INVENTORY_FILE);
 	if (!inv_path || cb_read_file(inv_path, &inv_bytes, &inv_len, err) < 0 ||
 	    cb_inventory_parse(inv_bytes, inv_len, inv_path, &inv, err) < 0)
@@ -234,8 +231,8 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	rc = CB_EXIT_OK;
 out:
 	json_decref(mx);
-	cb_inventory_free(&inv);
-	cb_manifest_free(&m);
+	cb_inventory_release(&inv);
+	cb_manifest_release(&m);
 	free(bytes);
 	free(inv_bytes);
 	free(inv_path);

@@ -55,7 +55,7 @@ int cmd_topology(int argc, char **argv, struct cb_err *err)
 	if (rc < 0)
 		return CB_EXIT_FAIL;
 	j = cb_topology_json(&t);
-	cb_topology_free(&t);
+	cb_topology_release(&t);
 	text = j ? cb_json_dumps(j, err) : NULL;
 	if (!j)
 		cb_fail(err, "out of memory");

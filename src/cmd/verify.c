@@ -48,7 +48,7 @@ int cmd_verify(int argc, char **argv, struct cb_err *err)
 			args.pos[0], rep.nchanged, rep.nmissing, rep.nextra, rep.nlinks);
 		rc = CB_EXIT_VERIFY;
 	}
-	cb_verify_report_free(&rep);
+	cb_verify_report_release(&rep);
 	cb_args_release(&args);
 	return rc;
 }

@@ -106,11 +106,11 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "%s %s %s: %s", task_id, cell, phase, cb_outcome_name(outcome));
 out:
 	cb_args_release(&args);
-	cb_cell_proc_free(&cp);
+	cb_cell_proc_release(&cp);
 	cb_worker_ctx_release(&ctx);
 	json_decref(req);
 	json_decref(mx);
-	cb_backend_free(&backend);
-	cb_manifest_free(&m);
+	cb_backend_release(&backend);
+	cb_manifest_release(&m);
 	return rc;
 }

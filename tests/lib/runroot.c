@@ -295,8 +295,8 @@ out:
 	json_decref(camp);
 	json_decref(mx);
 	json_decref(spec);
-	cb_manifest_free(&m);
-	cb_inventory_free(&inv);
+	cb_manifest_release(&m);
+	cb_inventory_release(&inv);
 	free(bytes);
 	free(ibytes);
 	free(ipath);

@@ -12,7 +12,7 @@
 
 int main(int argc, char **argv)
 {
-	struct cb_err err = { "" };
+	struct cb_err err = CB_ERR_INIT;
 
 	if (argc == 3 && strcmp(argv[1], "seal") == 0) {
 		if (cb_seal(argv[2], &err) < 0) {

@@ -45,7 +45,7 @@ static char *render(const char *buf, size_t len, const char *name)
 		}
 		cb_buf_adds(&out, "\n");
 	}
-	cb_csv_free(&csv);
+	cb_csv_release(&csv);
 	return cb_buf_detach(&out, NULL);
 }
 
@@ -91,7 +91,7 @@ static void writer_round_trip(void **state)
 	assert_int_equal(csv.rows[0].nfields, n);
 	for (i = 0; i < n; i++)
 		assert_string_equal(csv.rows[0].fields[i], fields[i]);
-	cb_csv_free(&csv);
+	cb_csv_release(&csv);
 	free(text);
 }
 

@@ -41,8 +41,8 @@ static void example_loads(void **state)
 	assert_int_equal(cb_inventory_load_dir(tl_path("ops"), &inv, &err), 0);
 	for (i = 0; i < m.nworkloads; i++)
 		assert_int_equal(cb_inventory_check_workload(&inv, &m.workloads[i], &err), 0);
-	cb_inventory_free(&inv);
-	cb_manifest_free(&m);
+	cb_inventory_release(&inv);
+	cb_manifest_release(&m);
 }
 
 static void default_topology_op(void **state)
@@ -54,7 +54,7 @@ static void default_topology_op(void **state)
 	assert_int_equal(cb_manifest_load(tl_path("tests/bad/base/manifest.json"), &m, &err), 0);
 	assert_string_equal(m.topology_op, "ttg.convert_layout");
 	assert_int_equal(m.workloads[1].nnode_ids, 1);
-	cb_manifest_free(&m);
+	cb_manifest_release(&m);
 }
 
 /* A workload the inventory does not know passes when it says why. */
@@ -78,7 +78,7 @@ static void inventory_reason_exempts(void **state)
 	assert_int_equal(cb_inventory_check_workload(&inv, &w, &err), -1);
 	w.inventory_reason = "upstream split the benchmark after the inventory was written";
 	assert_int_equal(cb_inventory_check_workload(&inv, &w, &err), 0);
-	cb_inventory_free(&inv);
+	cb_inventory_release(&inv);
 }
 
 int main(void)

@@ -150,9 +150,9 @@ static void observed_verify(void **state)
 		free(r.v[i]);
 	}
 	pthread_mutex_destroy(&r.lock);
-	cb_tree_free(&t);
-	cb_verify_report_free(&plain);
-	cb_verify_report_free(&seen);
+	cb_tree_release(&t);
+	cb_verify_report_release(&plain);
+	cb_verify_report_release(&seen);
 	free(root);
 }
 
@@ -226,8 +226,8 @@ static void same_evidence_both_ways(const char *root, const struct cb_manifest *
 		assert_string_equal(a, b);
 		free(a);
 		free(b);
-		cb_evidence_free(&read);
-		cb_evidence_free(&counted);
+		cb_evidence_release(&read);
+		cb_evidence_release(&counted);
 		free(tdir);
 	}
 	cb_strv_free(ids, nids);
@@ -271,9 +271,9 @@ static void verify_counting(void **state)
 
 	same_evidence_both_ways(root, &m, &counts, &scanned, &unjoinable);
 	assert_true(scanned > 0);
-	cb_tree_free(&t);
-	cb_ttgir_counts_free(&counts);
-	cb_manifest_free(&m);
+	cb_tree_release(&t);
+	cb_ttgir_counts_release(&counts);
+	cb_manifest_release(&m);
 	free(mpath);
 	free(root);
 }
@@ -293,7 +293,7 @@ static void make_writable(const char *root)
 		assert_int_equal(chmod(abs, t.v[i].kind == CB_ENT_DIR ? 0755 : 0644), 0);
 		free(abs);
 	}
-	cb_tree_free(&t);
+	cb_tree_release(&t);
 }
 
 static void put_file(const char *root, const char *rel, const char *text)
@@ -367,8 +367,8 @@ static void listing_join_matches_file_system(void **state)
 	 * another, and the spec's own variant without a row. */
 	assert_true(unjoinable >= 5);
 	free(sums);
-	cb_ttgir_counts_free(&counts);
-	cb_manifest_free(&m);
+	cb_ttgir_counts_release(&counts);
+	cb_manifest_release(&m);
 	free(mpath);
 	free(root);
 }
@@ -411,7 +411,7 @@ static void changed_ir_fails(void **state)
 	assert_null(counts.v);
 	assert_int_equal(cb_evidence_verify_counting(root, "bad op", &counts, &err), -1);
 	assert_int_equal(counts.n, 0);
-	cb_tree_free(&t);
+	cb_tree_release(&t);
 	free(victim);
 	free(root);
 }

@@ -435,7 +435,7 @@ static void index_refusal(void **state)
 	assert_int_equal(cb_index_parse(in, strlen(in), "idx.tsv", &ix, &err), -1);
 	assert_string_equal(err.msg, bad_indexes[i].msg);
 	assert_null(ix.rows);
-	cb_index_free(&ix);
+	cb_index_release(&ix);
 }
 
 static void index_nul_byte(void **state)
@@ -470,11 +470,11 @@ static void index_accepts(void **state)
 	assert_int_equal(ix.rows[2].launches, 7);
 	assert_int_equal(ix.rows[2].tuning_launches, 1);
 	assert_int_equal(ix.rows[2].line, 4);
-	cb_index_free(&ix);
+	cb_index_release(&ix);
 	assert_int_equal(cb_index_parse(HDR, strlen(HDR), "idx.tsv", &ix, &err), 0);
 	assert_int_equal(ix.n, 0);
-	cb_index_free(&ix);
-	cb_index_free(NULL);
+	cb_index_release(&ix);
+	cb_index_release(NULL);
 	assert_int_equal(cb_index_load("/nonexistent/index.tsv", &ix, &err), -1);
 	assert_string_equal(err.msg, "/nonexistent/index.tsv: No such file or directory");
 }
@@ -560,16 +560,16 @@ static void join_precounted(void **state)
 	assert_int_equal(t.v[0].count, 40);     /* A: from the table */
 	assert_int_equal(t.v[1].count, 3);      /* B: read */
 	assert_int_equal(t.v[2].count, 102);    /* C: _k read, _k2 from the table */
-	cb_topology_free(&t);
+	cb_topology_release(&t);
 	assert_int_equal(cb_ttgir_counts_init(&other, "tt.load", &err), 0);
 	assert_int_equal(cb_ttgir_counts_add(&other, a, 40, &err), 0);
 	cb_ttgir_counts_sort(&other);
 	assert_int_equal(cb_topology_scan_counted(cell, OP, 0, &other, &t, &err), 0);
 	assert_int_equal(t.total, 10);
-	cb_topology_free(&t);
-	cb_ttgir_counts_free(&pre);
-	cb_ttgir_counts_free(&other);
-	cb_ttgir_counts_free(NULL);
+	cb_topology_release(&t);
+	cb_ttgir_counts_release(&pre);
+	cb_ttgir_counts_release(&other);
+	cb_ttgir_counts_release(NULL);
 	free(a);
 	free(c2);
 	free(cell);
@@ -611,11 +611,11 @@ static void join_scoped_vs_total(void **state)
 		assert_string_equal(excluded, floors[f].excluded);
 		assert_int_equal(cb_topology_scan(cell, OP, floors[f].floor, &fresh, &err), 0);
 		assert_int_equal(fresh.scoped, t.scoped);
-		cb_topology_free(&fresh);
+		cb_topology_release(&fresh);
 	}
-	cb_topology_free(&t);
-	cb_topology_free(&t);
-	cb_topology_free(NULL);
+	cb_topology_release(&t);
+	cb_topology_release(&t);
+	cb_topology_release(NULL);
 	free(cell);
 }
 
@@ -639,7 +639,7 @@ static void join_json(void **state)
 		"      \"scoped\": true,\n      \"tuning_launches\": 2,\n      \"variant\": \"C\"\n    }\n"
 		"  ]\n}\n");
 	free(text);
-	cb_topology_free(&t);
+	cb_topology_release(&t);
 	free(cell);
 }
 
@@ -657,7 +657,7 @@ static void join_variant_without_row(void **state)
 	assert_string_equal(t.unjoinable[0], "variant Z: no row in ir/index.tsv");
 	assert_int_equal(t.nv, 1);
 	assert_int_equal(t.v[0].count, 2);
-	cb_topology_free(&t);
+	cb_topology_release(&t);
 	free(cell);
 }
 
@@ -685,7 +685,7 @@ static void join_row_without_ir(void **state)
 		"      \"scoped\": true,\n      \"tuning_launches\": 0,\n      \"variant\": \"B\"\n    }\n"
 		"  ]\n}\n");
 	free(text);
-	cb_topology_free(&t);
+	cb_topology_release(&t);
 	free(cell);
 }
 
@@ -702,7 +702,7 @@ static void join_ignores_links_and_files(void **state)
 	assert_true(t.joinable);
 	assert_int_equal(t.nv, 1);
 	assert_int_equal(t.scoped, 3);
-	cb_topology_free(&t);
+	cb_topology_release(&t);
 	free(cell);
 }
 
@@ -720,7 +720,7 @@ static void join_empty_cell(void **state)
 	assert_string_equal(text, "{\n  \"excluded\": [],\n  \"floor\": 0,\n  \"joinable\": true,\n  \"scoped\": 0,\n"
 				  "  \"total\": 0,\n  \"unjoinable\": [],\n  \"variants\": []\n}\n");
 	free(text);
-	cb_topology_free(&t);
+	cb_topology_release(&t);
 	free(cell);
 }
 
