@@ -56,7 +56,7 @@ int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const env
 	posix_spawnattr_t attr;
 	int rc;
 
-	*c = (struct cb_child)CB_CHILD_INIT;
+	memset(c, 0, sizeof(*c));
 	if (cloexec_pipe(in) < 0 || cloexec_pipe(out) < 0 || cloexec_pipe(er) < 0 ||
 	    (with_reply && cloexec_pipe(rep) < 0)) {
 		rc = errno;
@@ -97,7 +97,7 @@ int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const env
 	close_fd(&rep[1]);
 	if (rc != 0) {
 		close_fd(&in[1]); close_fd(&out[0]); close_fd(&er[0]); close_fd(&rep[0]);
-		c->pid = 0;
+		memset(c, 0, sizeof(*c));
 		return cb_fail(err, "%s: cannot start: %s", argv[0], strerror(rc));
 	}
 	clock_gettime(CLOCK_MONOTONIC, &c->start);
@@ -157,6 +157,11 @@ int cb_child_wait(struct cb_child *c, int log_fd, long long deadline_ms, enum cb
 {
 	char buf[65536];
 
+	if (!c->pid) {
+		*line = NULL;
+		*what = CB_WAIT_EXITED;
+		return 0;
+	}
 	*line = take_line(c);
 	if (*line) {
 		*what = CB_WAIT_REPLY;
@@ -226,7 +231,8 @@ int cb_child_wait(struct cb_child *c, int log_fd, long long deadline_ms, enum cb
 
 void cb_child_close_stdin(struct cb_child *c)
 {
-	close_fd(&c->in_fd);
+	if (c->pid)
+		close_fd(&c->in_fd);
 }
 
 void cb_child_kill(struct cb_child *c, long long grace_ms)
@@ -254,6 +260,8 @@ void cb_child_kill(struct cb_child *c, long long grace_ms)
 
 void cb_child_release(struct cb_child *c)
 {
+	if (!c->pid)
+		return;
 	close_fd(&c->in_fd);
 	close_fd(&c->out_fd);
 	close_fd(&c->err_fd);

@@ -11,6 +11,8 @@
 
 #include "caliber.h"
 
+/* A child process. Zeroed, it is "no child": every function below then
+ * does nothing (its descriptors are only looked at while pid is set). */
 struct cb_child {
 	pid_t pid;              /* also its process group id; 0 when none */
 	int in_fd;              /* its stdin (write end), -1 when closed */
@@ -22,8 +24,6 @@ struct cb_child {
 	char *reply_buf;        /* bytes of an incomplete reply line */
 	size_t reply_len;
 };
-
-#define CB_CHILD_INIT { 0, -1, -1, -1, -1, { 0, 0 }, 0, 0, NULL, 0 }
 
 /* Start argv[0] (looked up in PATH when it has no '/') with exactly envp.
  * with_reply adds a pipe on the child's fd 3 for reply lines. */

@@ -660,10 +660,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 	if (record_invocation(output, o->argc, o->argv, o->resume, err) < 0)
 		goto out;
-	for (c = 0; c < CB_NROLES; c++) {
+	for (c = 0; c < CB_NROLES; c++)
 		rn.procs[c].cell = &m.cells[c];
-		rn.procs[c].child = (struct cb_child)CB_CHILD_INIT;
-	}
 	for (i = first; i < rn.ntasks; i++) {
 		int t = run_task(&rn, i, json_array_get(rn.tasks, i), &res[i], err);
 		if (t < 0)

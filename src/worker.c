@@ -271,61 +271,57 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 		       const char *device, const char *python, const char *worker_cmd, int isolate,
 		       struct cb_err *err)
 {
-	static const char *argv_store[32];
 	const char *tmp = getenv("TMPDIR");
-	char *cmd, *tok, *save = NULL;
-	size_t n = 0;
+	char *tok, *save = NULL;
+	size_t n = 0, i;
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->m = m;
 	ctx->backend = b;
 	ctx->device = device ? device : m->device_uuid ? m->device_uuid : "0";
 	ctx->isolate = isolate;
-	ctx->own[0] = cb_resolve(corpus);
-	ctx->own[1] = cb_resolve(build_root);
-	ctx->own[2] = cb_strdupf("%s/caliber-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	ctx->own[3] = worker_cmd ? strdup(worker_cmd) : cb_strdupf("%s -m caliber_pytest.session", python);
-	if (!ctx->own[0] || !ctx->own[1] || !ctx->own[2] || !ctx->own[3]) {
+	ctx->corpus = cb_resolve(corpus);
+	ctx->build_root = cb_resolve(build_root);
+	ctx->scratch = cb_strdupf("%s/caliber-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	ctx->command = worker_cmd ? strdup(worker_cmd) : cb_strdupf("%s -m caliber_pytest.session", python);
+	ctx->worker_argv = ctx->command ? calloc(strlen(ctx->command) / 2 + 2, sizeof(*ctx->worker_argv)) : NULL;
+	if (!ctx->corpus || !ctx->build_root || !ctx->scratch || !ctx->worker_argv) {
 		cb_worker_ctx_release(ctx);
 		return cb_fail(err, "out of memory");
 	}
-	if (!mkdtemp(ctx->own[2])) {
-		cb_fail(err, "%s: cannot create the scratch folder: %s", ctx->own[2], strerror(errno));
-		free(ctx->own[2]);
-		ctx->own[2] = NULL;
+	if (!mkdtemp(ctx->scratch)) {
+		cb_fail(err, "%s: cannot create the scratch folder: %s", ctx->scratch, strerror(errno));
+		free(ctx->scratch);
+		ctx->scratch = NULL;
 		cb_worker_ctx_release(ctx);
 		return -1;
 	}
-	ctx->corpus = ctx->own[0];
-	ctx->build_root = ctx->own[1];
-	ctx->scratch = ctx->own[2];
-	cmd = ctx->own[3];
-	for (tok = strtok_r(cmd, " ", &save); tok && n < 31; tok = strtok_r(NULL, " ", &save))
-		argv_store[n++] = tok;
-	argv_store[n] = NULL;
+	/* A command of k bytes has at most k / 2 + 1 words. */
+	for (tok = strtok_r(ctx->command, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		ctx->worker_argv[n++] = tok;
 	if (n == 0) {
 		cb_worker_ctx_release(ctx);
 		return cb_fail(err, "--worker: empty command");
 	}
-	ctx->worker_argv = argv_store;
 	cb_plan(b, ctx->plugins, sizeof(ctx->plugins) / sizeof(ctx->plugins[0]), &ctx->nplugins);
 	if (!isolate && warmup_gpus_listed())
-		for (n = 0; n < ctx->nplugins; n++)
-			if (strcmp(ctx->plugins[n], "caliber_pytest.parallel_warmup") == 0)
+		for (i = 0; i < ctx->nplugins; i++)
+			if (strcmp(ctx->plugins[i], "caliber_pytest.parallel_warmup") == 0)
 				ctx->warmup_ahead = 1;
 	return 0;
 }
 
 void cb_worker_ctx_release(struct cb_worker_ctx *ctx)
 {
-	int i;
-
-	if (ctx->own[2]) {
+	if (ctx->scratch) {
 		struct cb_err ignored;
-		cb_rm_rf(ctx->own[2], &ignored);
+		cb_rm_rf(ctx->scratch, &ignored);
 	}
-	for (i = 0; i < 4; i++)
-		free(ctx->own[i]);
+	free(ctx->corpus);
+	free(ctx->build_root);
+	free(ctx->scratch);
+	free(ctx->command);
+	free(ctx->worker_argv);
 	memset(ctx, 0, sizeof(*ctx));
 }
 

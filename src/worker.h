@@ -30,18 +30,20 @@ void cb_env_release(struct cb_env *e);
 /* Variables passed through from caliber's own environment when set. */
 extern const char *const cb_env_passthrough[];
 
-/* What stays the same for every worker of a run. */
+/* What stays the same for every worker of a run. The manifest, the
+ * backend and the device string are borrowed from init's arguments and
+ * must outlive the context (caliber.h); the rest is its own. */
 struct cb_worker_ctx {
-	char *own[4];                /* what init allocated: roots, scratch, command */
 	const struct cb_manifest *m;
 	const struct cb_backend *backend;
-	const char *corpus;          /* absolute */
-	const char *build_root;      /* absolute */
 	const char *device;          /* value of the visibility variable */
-	const char *plugins[16];     /* the plan */
+	char *corpus;                /* absolute, symlink-free */
+	char *build_root;            /* absolute, symlink-free */
+	char *scratch;               /* private caches live under here; removed by release */
+	char *command;               /* the session command line, split in place into worker_argv */
+	const char **worker_argv;    /* its words, NULL-terminated */
+	const char *plugins[CB_PLAN_MAX + 1];   /* the plan */
 	size_t nplugins;
-	const char **worker_argv;    /* the session command (NULL-terminated) */
-	const char *scratch;         /* private caches live under here */
 	int isolate;                 /* a fresh process per request */
 	int warmup_ahead;            /* requests carry CALIBER_WARMUP_NEXT */
 };

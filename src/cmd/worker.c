@@ -58,7 +58,6 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 	memset(&backend, 0, sizeof(backend));
 	memset(&ctx, 0, sizeof(ctx));
 	memset(&cp, 0, sizeof(cp));
-	cp.child = (struct cb_child)CB_CHILD_INIT;
 	if (!manifest || !matrix || !task_id || !cell || !phase || !corpus || !build_root || !out) {
 		cb_fail(err, "--manifest, --task-matrix, --task, --cell, --phase, --corpus, --build-root and --out are required");
 		rc = CB_EXIT_USAGE;
