@@ -1,6 +1,6 @@
 """Helpers shared by every plugin: errors that name the plugin, environment
-variables, and the file conventions of docs/formats.md (sorted keys,
-integers only, atomic writes)."""
+variables, per-request state in config.stash, and the file conventions of
+docs/formats.md (sorted keys, integers only, atomic writes)."""
 
 import json
 import os
@@ -43,6 +43,24 @@ def require_env(plugin, name):
     if not value:
         raise usage_error(plugin, f"{name} is not set (the caliber worker sets it)")
     return value
+
+
+def request_state(config, key):
+    """This request's state of a plugin: what its pytest_configure put in
+    config.stash under key, or None (not configured, or already unconfigured).
+
+    Each pytest session (one request of a worker) has its own Config and so its
+    own stash: state kept there cannot reach the next request."""
+    return config.stash.get(key, None)
+
+
+def drop_request_state(config, key):
+    """Take a plugin's state out of config.stash (pytest_unconfigure); returns it, or
+    None when pytest_configure never stored it (a plugin before it raised)."""
+    state = config.stash.get(key, None)
+    if state is not None:
+        del config.stash[key]
+    return state
 
 
 def check_integers(obj, where="value"):

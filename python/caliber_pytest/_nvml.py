@@ -3,6 +3,7 @@
 NVML ignores CUDA_VISIBLE_DEVICES, so the device is found by the UUID that
 torch reports for the one visible device."""
 
+# Process-wide by design: NVML is initialised once per process (False: unavailable).
 _nvml = None
 
 

@@ -6,6 +6,9 @@ triton.runtime.autotuner.Autotuner._bench, installed while either holds it."""
 
 import functools
 
+# Process-wide by design: one wrapper of the process's Autotuner class, shared
+# by the plugins of whichever request holds it (reference counted), and the
+# depth of the _bench calls running now. Nothing here belongs to a request.
 _users = 0
 _original = None
 _depth = 0

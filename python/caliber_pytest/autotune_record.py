@@ -13,31 +13,36 @@ test. Only autotuners with more than one config decide anything."""
 
 import os
 
+import pytest
+
 from . import _autotune
-from ._common import require_env, usage_error
+from ._common import drop_request_state, request_state, require_env, usage_error
 
 PLUGIN = "autotune_record"
-
-_originals = {}   # class -> its own run, while hooked
-_state = None
+HOOK_MARK = "caliber_autotune_record"  # set on every run this plugin installs
 
 
 class _State:
-    """This request's mode, record (replay) and decision log."""
+    """This request's mode, record (replay) and decision log, and the tuner
+    classes whose own run it has hooked (class -> that run)."""
 
     def __init__(self, mode, log, record, cell_dir):
         self.mode = mode
         self.log = log
         self.record = record
         self.cell_dir = cell_dir
+        self.originals = {}
 
 
-def _hooked(original):
-    """A run that records or replays around the class's own run."""
+# This request's _State lives in its config.stash under STATE, from pytest_configure to pytest_unconfigure.
+STATE = pytest.StashKey[_State]()
+
+
+def _hooked(original, state):
+    """A run that records or replays around the class's own run, for the request of state."""
 
     def run(self, *args, **kwargs):
-        state = _state
-        if state is None or len(self.configs) <= 1:
+        if len(self.configs) <= 1:
             return original(self, *args, **kwargs)
         kernel = _autotune.kernel_id(self.base_fn)
         key = str(_autotune.tuning_key(self.arg_names, self.keys, args, kwargs))
@@ -65,6 +70,16 @@ def _hooked(original):
         state.log.note(kernel, key, wanted)
         return ret
 
+    run.__wrapped__ = original
+    setattr(run, HOOK_MARK, True)
+    return run
+
+
+def _own_run(cls):
+    """The run cls defines itself, seen through a hook an earlier request left on it."""
+    run = cls.__dict__["run"]
+    while getattr(run, HOOK_MARK, False):
+        run = run.__wrapped__
     return run
 
 
@@ -79,19 +94,18 @@ def _tuner_classes(base):
     return out
 
 
-def _hook_all():
-    """Hook every tuner class not hooked yet."""
+def _hook_all(state):
+    """Hook, for the request of state, every tuner class it has not hooked yet."""
     from triton.runtime.autotuner import Autotuner
 
     for cls in _tuner_classes(Autotuner):
-        if cls not in _originals:
-            _originals[cls] = cls.__dict__["run"]
-            cls.run = _hooked(_originals[cls])
+        if cls not in state.originals:
+            state.originals[cls] = _own_run(cls)
+            cls.run = _hooked(state.originals[cls], state)
 
 
 def pytest_configure(config):
     """Open the record (or load the one to replay) and hook the autotuner."""
-    global _state
     cell_dir = require_env(PLUGIN, "CALIBER_CELL_DIR")
     mode = require_env(PLUGIN, "CALIBER_AUTOTUNE_MODE")
     path = require_env(PLUGIN, "CALIBER_AUTOTUNE_FILE")
@@ -111,20 +125,22 @@ def pytest_configure(config):
         except (OSError, ValueError) as e:
             raise usage_error(PLUGIN, f"cannot read the record to replay: {e}")
         log = _autotune.DecisionLog(os.path.join(cell_dir, "autotune.jsonl"))
-    _state = _State(mode, log, record, cell_dir)
-    _hook_all()
+    state = config.stash[STATE] = _State(mode, log, record, cell_dir)
+    _hook_all(state)
 
 
 def pytest_collection_finish(session):
     """Hook tuner classes the corpus defined while being collected."""
-    if _state is not None:
-        _hook_all()
+    state = request_state(session.config, STATE)
+    if state is not None:
+        _hook_all(state)
 
 
 def pytest_unconfigure(config):
     """Put every tuner's own run back and forget this request."""
-    global _state
-    _state = None
-    for cls, original in _originals.items():
+    state = drop_request_state(config, STATE)
+    if state is None:
+        return
+    for cls, original in state.originals.items():
         cls.run = original
-    _originals.clear()
+    state.originals.clear()

@@ -7,7 +7,9 @@ timer and clocks, and the caller gets back what it asked for (a float, its
 quantiles, or all samples in ms) computed from those samples. Calls made while
 the autotuner benchmarks configs, or outside a test, go to Triton's own
 functions. Code that imported do_bench by name before this plugin was
-configured keeps Triton's function.
+configured keeps Triton's function; code that imports it by name while the
+plugin is configured gets the routed one, which stays routed in every later
+request of the worker that loads compat (and is Triton's own in one that does not).
 
 FlagGems benchmarks (see _flaggems): at the end of collection FlagGems'
 Benchmark.get_latency is wrapped (benchmark/base.py in the 2026-08 tree,
@@ -27,19 +29,16 @@ import sys
 import pytest
 
 from . import _flaggems, _timing_rows, _tuning
-from ._common import item_dtype, usage_error
+from ._common import drop_request_state, item_dtype, request_state, usage_error
 
 PLUGIN = "compat"
 ROUTED = ("do_bench", "do_bench_cudagraph")
 
-_originals = {}
-_state = None
-_hooked = None  # (FlagGems' Benchmark class, its own get_latency) while wrapped
-
 
 class _State:
-    """This request's timer, the test now running, the rows it has timed, and the
-    FlagGems get_latency call in progress (None, _flaggems.BASE or a _Row)."""
+    """This request's timer, the test now running, the rows it has timed, the
+    FlagGems get_latency call in progress (None, _flaggems.BASE or a _Row), and
+    FlagGems' Benchmark class with its own get_latency while this request wraps it."""
 
     def __init__(self, timer):
         self.timer = timer
@@ -47,6 +46,11 @@ class _State:
         self.calls = {}
         self.rows = _flaggems.Rows()
         self.flaggems = None
+        self.hooked = None
+
+
+# This request's _State lives in its config.stash under STATE, from pytest_configure to pytest_unconfigure.
+STATE = pytest.StashKey[_State]()
 
 
 class _Row:
@@ -60,12 +64,32 @@ class _Row:
         self.timed = False
 
 
-def _route(name):
-    """A replacement for triton.testing.<name>, taking the same arguments."""
+class _Route:
+    """The replacement of triton.testing.<name> (self.function), taking the same arguments.
 
-    def routed(*args, **kwargs):
-        state = _state
-        original = _originals[name]
+    Process-wide by design: one function per name for the life of the process,
+    so code that bound the name while some request was configured (`from
+    triton.testing import do_bench` in a test module, imported once and kept by
+    the worker) is routed in every later request too, as attribute lookups are.
+    It reaches a request's state only through self.state, which pytest_configure
+    binds to the _State it put in config.stash and pytest_unconfigure takes off;
+    unbound, the function is Triton's own."""
+
+    def __init__(self, name):
+        self.name = name
+        self.original = None  # Triton's own function, once this route has replaced it
+        self.state = None
+
+        def routed(*args, **kwargs):
+            return self.call(args, kwargs)
+
+        routed.__name__ = name
+        routed.__doc__ = f"triton.testing.{name}, timed by caliber_pytest.timing inside a test."
+        self.function = routed
+
+    def call(self, args, kwargs):
+        """One call of the routed function."""
+        state, original, name = self.state, self.original, self.name
         if state is None or state.item is None or _tuning.active():
             return original(*args, **kwargs)
         params = inspect.signature(original).bind(*args, **kwargs)
@@ -86,34 +110,30 @@ def _route(name):
                 for x in grad_to_none:
                     x.grad = None
                 fn()
-        row = state.flaggems
+        item, row = state.item, state.flaggems
         if isinstance(row, _Row) and not row.timed:
             row.timed = True
-            measured = timing.measure(state.item.nodeid, call, row.label, shape=row.shape, dtype=row.dtype,
+            measured = timing.measure(item.config, item.nodeid, call, row.label, shape=row.shape, dtype=row.dtype,
                                       extra=row.extra)
         else:
             state.calls[name] = state.calls.get(name, 0) + 1
-            measured = timing.measure(state.item.nodeid, call, f"{name}#{state.calls[name]}",
-                                      dtype=item_dtype(state.item))
+            measured = timing.measure(item.config, item.nodeid, call, f"{name}#{state.calls[name]}",
+                                      dtype=item_dtype(item))
         samples_ms = [ns / 1e6 for ns in measured["samples_ns"]]
         return _summarize_statistics(samples_ms, params.arguments.get("quantiles"),
                                      params.arguments.get("return_mode", "mean"))
 
-    routed.__name__ = name
-    routed.__doc__ = f"triton.testing.{name}, timed by caliber_pytest.timing inside a test."
-    return routed
+
+_routes = {name: _Route(name) for name in ROUTED}
 
 
-_routes = {name: _route(name) for name in ROUTED}
-
-
-def _wrap_get_latency(original):
-    """FlagGems' Benchmark.get_latency, telling its baseline call from its measured one."""
+def _wrap_get_latency(original, state):
+    """FlagGems' Benchmark.get_latency, telling its baseline call from its measured one,
+    for the request of state."""
 
     @functools.wraps(original)
     def get_latency(bench, op, *args, **kwargs):
-        state = _state
-        if state is None or state.item is None or state.flaggems is not None:
+        if state.item is None or state.flaggems is not None:
             return original(bench, op, *args, **kwargs)
         shape = _flaggems.describe(bench.record_shapes(*args, **kwargs))
         dtype = _flaggems.row_dtype(list(args) + list(kwargs.values()))
@@ -142,27 +162,24 @@ def _wrap_get_latency(original):
     return get_latency
 
 
-def _hook(cls):
-    """Wrap cls.get_latency (once; a wrapper left by an earlier request is replaced)."""
-    global _hooked
+def _hook(cls, state):
+    """Wrap cls.get_latency for the request of state (a wrapper left by an earlier request is replaced)."""
     current = cls.get_latency
     original = current.__wrapped__ if getattr(current, "caliber_compat", False) else current
-    cls.get_latency = _wrap_get_latency(original)
-    _hooked = (cls, original)
+    cls.get_latency = _wrap_get_latency(original, state)
+    state.hooked = (cls, original)
 
 
-def _unhook():
+def _unhook(state):
     """Give FlagGems' Benchmark its own get_latency back."""
-    global _hooked
-    if _hooked is not None:
-        cls, original = _hooked
+    if state.hooked is not None:
+        cls, original = state.hooked
         cls.get_latency = original
-        _hooked = None
+        state.hooked = None
 
 
 def pytest_configure(config):
     """Route Triton's benchmark functions; needs the timing plugin in the same run."""
-    global _state
     if config.pluginmanager.get_plugin("caliber_pytest.timing") is None:
         raise usage_error(PLUGIN, "needs caliber_pytest.timing (-p caliber_pytest.timing)")
     try:
@@ -176,18 +193,20 @@ def pytest_configure(config):
     missing = [n for n in ROUTED + ("_summarize_statistics",) if not hasattr(triton.testing, n)]
     if missing:
         raise usage_error(PLUGIN, f"triton.testing has no {', '.join(missing)}")
-    for name in ROUTED:
-        current = getattr(triton.testing, name)
-        if current is not _routes[name]:
-            _originals[name] = current
-            setattr(triton.testing, name, _routes[name])
     _tuning.acquire()
-    _state = _State(timer)
+    state = config.stash[STATE] = _State(timer)
+    for name, route in _routes.items():
+        current = getattr(triton.testing, name)
+        if current is not route.function:
+            route.original = current
+            setattr(triton.testing, name, route.function)
+        route.state = state
 
 
 def pytest_collection_finish(session):
     """Adapt FlagGems' Benchmark class when this session runs FlagGems benchmarks."""
-    if _state is None:
+    state = request_state(session.config, STATE)
+    if state is None:
         return
     test_modules = {getattr(getattr(item, "module", None), "__name__", "") for item in session.items}
     if not _flaggems.is_benchmark_run(sys.modules, test_modules):
@@ -196,13 +215,13 @@ def pytest_collection_finish(session):
     found = _flaggems.find_benchmark_class(sys.modules)
     if found is None:
         raise usage_error(PLUGIN, _flaggems.missing_hook_point())
-    _hook(found[1])
+    _hook(found[1], state)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     """Know which test a routed call belongs to."""
-    state = _state
+    state = request_state(item.config, STATE)
     if state is not None:
         state.item, state.calls, state.rows, state.flaggems = item, {}, _flaggems.Rows(), None
     try:
@@ -214,15 +233,13 @@ def pytest_runtest_call(item):
 
 def pytest_unconfigure(config):
     """Put Triton's functions and FlagGems' get_latency back."""
-    global _state
-    if _state is not None:
-        _tuning.release()
-    _state = None
-    _unhook()
-    if not _originals:
+    state = drop_request_state(config, STATE)
+    if state is None:
         return
+    _tuning.release()
+    _unhook(state)
     import triton.testing
 
-    for name, original in _originals.items():
-        setattr(triton.testing, name, original)
-    _originals.clear()
+    for name, route in _routes.items():
+        route.state = None
+        setattr(triton.testing, name, route.original)

@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from . import _hooks, _tuning
-from ._common import atomic_write_text, require_env, usage_error
+from ._common import atomic_write_text, drop_request_state, request_state, require_env, usage_error
 from ._index import LaunchCounts, format_index
 from ._variant import variant_name
 
@@ -32,53 +32,52 @@ class _Loaded:
         self.group = group
 
 
-# Process-global, kept across requests: a variant compiled by an earlier request
-# of this worker is still joined to its launches in a later one.
+# Process-wide by design, kept across requests: Triton loads a compiled variant
+# once per process, so a variant loaded by an earlier request of this worker is
+# joined to its launches in a later one only through this map (CUfunction -> _Loaded).
 _loaded_by_function = {}
-_state = None
 
 
 class _State:
-    """One request: its counts, the variants it saw, launches no variant claimed."""
+    """One request: its counts, the variants it saw, launches no variant claimed,
+    and its handlers attached to Triton's hooks (name -> (handler, token))."""
 
     def __init__(self, cell_dir):
         self.cell_dir = cell_dir
         self.counts = LaunchCounts()
         self.seen = {}
         self.unknown = set()
-        self.tokens = {}
+        self.attached = {}
+
+    def on_load(self, module, function, name, metadata_group, hash):
+        """kernel_load_end_hook: remember which variant this function is."""
+        loaded = _Loaded(variant_name(hash), name, dict(metadata_group))
+        _loaded_by_function[function] = loaded
+        self.counts.note_compiled(loaded.variant, loaded.kernel)
+        self.seen[loaded.variant] = loaded
+
+    def on_launch(self, metadata):
+        """launch_enter_hook: count one launch of the variant the function belongs to."""
+        fields = metadata.get()
+        loaded = _loaded_by_function.get(fields["function"])
+        if loaded is None:
+            self.unknown.add(str(fields.get("name")))
+            return
+        self.counts.note_launch(loaded.variant, loaded.kernel, _tuning.active())
+        self.seen[loaded.variant] = loaded
+
+    def handlers(self):
+        """{hook name: this request's handler for it}."""
+        return {"kernel_load_end_hook": self.on_load, "launch_enter_hook": self.on_launch}
 
 
-def _on_load(module, function, name, metadata_group, hash):
-    """kernel_load_end_hook: remember which variant this function is."""
-    loaded = _Loaded(variant_name(hash), name, dict(metadata_group))
-    _loaded_by_function[function] = loaded
-    state = _state
-    if state is not None:
-        state.counts.note_compiled(loaded.variant, loaded.kernel)
-        state.seen[loaded.variant] = loaded
-
-
-def _on_launch(metadata):
-    """launch_enter_hook: count one launch of the variant the function belongs to."""
-    state = _state
-    if state is None:
-        return
-    fields = metadata.get()
-    loaded = _loaded_by_function.get(fields["function"])
-    if loaded is None:
-        state.unknown.add(str(fields.get("name")))
-        return
-    state.counts.note_launch(loaded.variant, loaded.kernel, _tuning.active())
-    state.seen[loaded.variant] = loaded
-
-
-HANDLERS = {"kernel_load_end_hook": _on_load, "launch_enter_hook": _on_launch}
+# This request's _State lives in its config.stash under STATE, from pytest_configure to pytest_unconfigure;
+# Triton's hooks reach it through its bound handlers, attached for that time only.
+STATE = pytest.StashKey[_State]()
 
 
 def pytest_configure(config):
-    """Check the hooks exist, then attach to them."""
-    global _state
+    """Check the hooks exist, then attach this request's handlers to them."""
     cell_dir = require_env(PLUGIN, "CALIBER_CELL_DIR")
     try:
         from triton import knobs
@@ -89,10 +88,10 @@ def pytest_configure(config):
         raise usage_error(PLUGIN, f"this Triton has no knobs.runtime.{', '.join(missing)}; "
                           "the launch index cannot be built")
     state = _State(cell_dir)
-    for name in HOOKS:
-        state.tokens[name] = _hooks.attach(knobs.runtime, name, HANDLERS[name])
+    for name, handler in state.handlers().items():
+        state.attached[name] = (handler, _hooks.attach(knobs.runtime, name, handler))
     _tuning.acquire()
-    _state = state
+    config.stash[STATE] = state
 
 
 def _copy_ir(loaded, dest):
@@ -114,7 +113,7 @@ def _copy_ir(loaded, dest):
 
 def pytest_sessionfinish(session, exitstatus):
     """Write ir/<variant>/ and ir/index.tsv; a launch of an unknown function fails the request."""
-    state = _state
+    state = request_state(session.config, STATE)
     if state is None:
         return
     ir_dir = os.path.join(state.cell_dir, "ir")
@@ -131,14 +130,13 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_unconfigure(config):
-    """Take the hooks off again and forget this request (the function map stays)."""
-    global _state
-    state = _state
+    """Take this request's handlers off the hooks and forget it (the function map stays)."""
+    state = drop_request_state(config, STATE)
     if state is None:
         return
-    _state = None
     from triton import knobs
 
-    for name, token in state.tokens.items():
-        _hooks.detach(knobs.runtime, name, HANDLERS[name], token)
+    for name, (handler, token) in state.attached.items():
+        _hooks.detach(knobs.runtime, name, handler, token)
+    state.attached.clear()
     _tuning.release()

@@ -41,6 +41,9 @@ from ._common import atomic_write_text, dumps_json, require_env, usage_error
 PLUGIN = "parallel_warmup"
 LOG_TAIL = 20
 
+# Process-wide by design: the warm-up workers and the jobs sent to them outlive
+# every request (a request's warm-up is sent by the one before it). Nothing
+# per-request is kept here; each request's findings go to its parallel_warmup.json.
 _pool = None
 
 

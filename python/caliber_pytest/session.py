@@ -9,9 +9,10 @@ test writes to its working directory stays out of the frozen corpus), puts the
 environment and directory back, and writes one JSON reply line on fd
 CALIBER_REPLY_FD (3). torch and triton stay imported between requests, which
 is the point of a session; every pytest.main is its own pytest session with its
-own test counts, and the plugins reset their state per session (but for the
-warm-up workers of parallel_warmup, which live as long as this process). EOF
-on stdin ends the worker with status 0."""
+own test counts, and the plugins keep their state in that session's
+config.stash, so none of it reaches the next request (what is process-wide
+by design, such as the warm-up workers of parallel_warmup, says so where it
+is kept). EOF on stdin ends the worker with status 0."""
 
 import json
 import os

@@ -13,25 +13,32 @@ import os
 import pytest
 
 from . import _shapes
-from ._common import item_dtype, usage_error
+from ._common import drop_request_state, item_dtype, request_state, usage_error
 
 PLUGIN = "shapes"
 
-_spec = None
-_dtypes = None
+
+class _State:
+    """This request's CALIBER_SHAPES object and CALIBER_DTYPES set (None: no filter)."""
+
+    def __init__(self, spec, dtypes):
+        self.spec = spec
+        self.dtypes = dtypes
+
+
+# This request's _State lives in its config.stash under STATE, from pytest_configure to pytest_unconfigure.
+STATE = pytest.StashKey[_State]()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     """Read this request's dtypes and shapes, and set the corpus options they map to."""
-    global _spec, _dtypes
     dtypes_text = os.environ.get("CALIBER_DTYPES", "")
     try:
-        _spec = _shapes.parse_shapes(os.environ.get("CALIBER_SHAPES", ""))
-        _dtypes = _shapes.parse_dtypes(dtypes_text)
+        state = _State(_shapes.parse_shapes(os.environ.get("CALIBER_SHAPES", "")), _shapes.parse_dtypes(dtypes_text))
     except ValueError as e:
         raise usage_error(PLUGIN, str(e))
-    settings, missing = _shapes.corpus_options(_spec, _shapes.dtype_list(dtypes_text),
+    settings, missing = _shapes.corpus_options(state.spec, _shapes.dtype_list(dtypes_text),
                                                os.environ.get("CALIBER_PHASE"),
                                                lambda dest: hasattr(config.option, dest),
                                                os.environ.get("CALIBER_CORPUS", ""))
@@ -41,27 +48,28 @@ def pytest_configure(config):
                                   f"--{_shapes.SHAPE_OPTIONS[key]} option")
     for dest, value in settings.items():
         setattr(config.option, dest, value)
+    config.stash[STATE] = state
 
 
 def pytest_unconfigure(config):
-    """Forget this request's settings (the module outlives the pytest session)."""
-    global _spec, _dtypes
-    _spec = None
-    _dtypes = None
+    """Forget this request's settings."""
+    drop_request_state(config, STATE)
 
 
 def pytest_collection_modifyitems(config, items):
     """Deselect the dtypes the workload does not measure."""
-    kept, dropped = _shapes.split_by_dtype(items, _dtypes, item_dtype)
+    state = request_state(config, STATE)
+    kept, dropped = _shapes.split_by_dtype(items, state.dtypes if state is not None else None, item_dtype)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
 
 
 @pytest.fixture
-def caliber_shapes():
+def caliber_shapes(request):
     """caliber_shapes(default) -> the list of shapes (tuples) to run."""
-    spec = _spec if _spec is not None else {}
+    state = request_state(request.config, STATE)
+    spec = state.spec if state is not None else {}
 
     def pick(default):
         return _shapes.pick_shapes(spec, default)

@@ -8,19 +8,19 @@ CUDA graph and `repeats` replays are timed with CUDA events; otherwise (or when
 capture fails) `repeats` loops of n_calls direct calls are timed the same way.
 n_calls is chosen so one repetition lasts about rep_ms / repeats. Each row,
 with the timer used, why, and the SM/memory clocks around it, is appended to
-<cell dir>/timing.jsonl."""
+<cell dir>/timing.jsonl. Other plugins time a row with measure(config, ...),
+config being the request's pytest config (compat does)."""
 
 import os
 
 import pytest
 
 from . import _nvml, _timing_rows
-from ._common import append_line, dtype_name, dumps_line, require_env, usage_error
+from ._common import (append_line, drop_request_state, dtype_name, dumps_line, request_state, require_env,
+                      usage_error)
 
 PLUGIN = "timing"
 ESTIMATE_CALLS = 5
-
-_state = None
 
 
 class _State:
@@ -36,9 +36,12 @@ class _State:
         self.nvml = _nvml.handle(_nvml.device_uuid(torch.cuda.get_device_properties(0)))
 
 
+# This request's _State lives in its config.stash under STATE, from pytest_configure to pytest_unconfigure.
+STATE = pytest.StashKey[_State]()
+
+
 def pytest_configure(config):
     """Read CALIBER_TIMER and CALIBER_GRAPH_CAPTURE; start an empty timing.jsonl."""
-    global _state
     cell_dir = require_env(PLUGIN, "CALIBER_CELL_DIR")
     try:
         timer = _timing_rows.parse_timer(os.environ.get("CALIBER_TIMER", ""))
@@ -53,13 +56,12 @@ def pytest_configure(config):
     use_graph, reason = _timing_rows.graph_decision(os.environ.get("CALIBER_GRAPH_CAPTURE"), timer)
     os.makedirs(cell_dir, exist_ok=True)
     open(os.path.join(cell_dir, "timing.jsonl"), "w").close()
-    _state = _State(cell_dir, timer, use_graph, reason, torch)
+    config.stash[STATE] = _State(cell_dir, timer, use_graph, reason, torch)
 
 
 def pytest_unconfigure(config):
     """Forget this request."""
-    global _state
-    _state = None
+    drop_request_state(config, STATE)
 
 
 def _event_times(torch, repeats, body):
@@ -105,9 +107,10 @@ def _capture(torch, fn, n_calls):
     return graph
 
 
-def measure(nodeid, fn, label, shape=None, dtype=None, extra=None):
-    """Time fn as one benchmark row, append the row to timing.jsonl and return it."""
-    state = _state
+def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
+    """Time fn as one benchmark row of the request whose pytest config is config,
+    append the row to its timing.jsonl and return it."""
+    state = request_state(config, STATE)
     if state is None:
         raise RuntimeError(f"caliber_pytest.{PLUGIN} is not configured in this session")
     torch, timer = state.torch, state.timer
@@ -152,6 +155,6 @@ def caliber_bench(request):
     """caliber_bench(fn, row, shape=None, dtype=None) times one benchmark row."""
 
     def bench(fn, row, shape=None, dtype=None):
-        return measure(request.node.nodeid, fn, row, shape=shape, dtype=dtype)
+        return measure(request.config, request.node.nodeid, fn, row, shape=shape, dtype=dtype)
 
     return bench

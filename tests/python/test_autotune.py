@@ -1,8 +1,11 @@
 """Autotune record and replay without Triton: key, config, record file, and the
-plugin's Autotuner.run wrapper driven by a fake autotuner."""
+plugin, configured for a request with its state in that request's config.stash,
+hooking a fake autotuner's run."""
 
 import json
 import os
+import sys
+import types
 
 import pytest
 
@@ -92,12 +95,41 @@ def test_miss_file_keeps_the_first_miss(tmp_path):
     assert json.loads((tmp_path / "replay_miss.json").read_text()) == {"kernel": "k", "key": "(1,)"}
 
 
+KEY = "(256, 256, 64, 'torch.float16', 'torch.float16', 'torch.float16')"
+
+
 @pytest.fixture
-def plugin(monkeypatch):
-    """autotune_record's wrapper around FakeAutotuner.run (as `_run`), state set by hand."""
-    monkeypatch.setattr(autotune_record, "_run", autotune_record._hooked(FakeAutotuner.run), raising=False)
-    yield autotune_record
-    autotune_record._state = None
+def plugin(monkeypatch, tmp_path):
+    """configure(mode, record=None, cell=tmp_path): autotune_record's pytest_configure for one
+    request (a fake config with a real pytest.Stash), FakeAutotuner standing for triton's
+    Autotuner; returns that config. record ({(kernel, key): config}) is the file a replay
+    reads. Every request configured is unconfigured at the end."""
+    autotuner = types.ModuleType("triton.runtime.autotuner")
+    autotuner.Autotuner = FakeAutotuner
+    for name in ("triton", "triton.runtime"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "triton.runtime.autotuner", autotuner)
+    own_run = FakeAutotuner.run
+    configured = []
+
+    def configure(mode, record=None, cell=tmp_path):
+        cell.mkdir(parents=True, exist_ok=True)
+        path = cell / ("autotune.jsonl" if mode == "record" else "record.jsonl")
+        if mode == "replay":
+            path.write_text("".join(json.dumps({"config": config, "kernel": kernel, "key": key}) + "\n"
+                                    for (kernel, key), config in (record or {}).items()))
+        monkeypatch.setenv("CALIBER_CELL_DIR", str(cell))
+        monkeypatch.setenv("CALIBER_AUTOTUNE_MODE", mode)
+        monkeypatch.setenv("CALIBER_AUTOTUNE_FILE", str(path))
+        config = types.SimpleNamespace(stash=pytest.Stash())
+        autotune_record.pytest_configure(config)
+        configured.append(config)
+        return config
+
+    yield configure
+    for config in configured:
+        autotune_record.pytest_unconfigure(config)
+    assert FakeAutotuner.run is own_run
 
 
 def _args():
@@ -105,37 +137,33 @@ def _args():
 
 
 def test_record_mode_logs_the_tuners_choice(plugin, tmp_path):
-    log = _autotune.DecisionLog(str(tmp_path / "autotune.jsonl"))
-    plugin._state = autotune_record._State("record", log, None, str(tmp_path))
+    config = plugin("record")
+    assert isinstance(config.stash[autotune_record.STATE], autotune_record._State)
     tuner = FakeAutotuner([FakeConfig({"BLOCK": 64}), FakeConfig({"BLOCK": 128}, num_warps=8)])
-    assert plugin._run(tuner, *_args()) == "launched"
-    assert plugin._run(tuner, *_args()) == "launched"
+    assert tuner.run(*_args()) == "launched"
+    assert tuner.run(*_args()) == "launched"
     entries = [json.loads(line) for line in (tmp_path / "autotune.jsonl").read_text().splitlines()]
     assert entries == [{"config": {"kwargs": {"BLOCK": 128}, "maxnreg": None, "num_ctas": 1, "num_stages": 3,
                                    "num_warps": 8},
                         "kernel": f"{__name__}:_matmul_kernel",
-                        "key": "(256, 256, 64, 'torch.float16', 'torch.float16', 'torch.float16')"}]
+                        "key": KEY}]
 
 
 def test_replay_mode_hands_triton_only_the_recorded_config(plugin, tmp_path):
     small, big = FakeConfig({"BLOCK": 64}), FakeConfig({"BLOCK": 128}, num_warps=8)
-    key = "(256, 256, 64, 'torch.float16', 'torch.float16', 'torch.float16')"
-    record = {(f"{__name__}:_matmul_kernel", key): _autotune.config_to_dict(small)}
-    log = _autotune.DecisionLog(str(tmp_path / "autotune.jsonl"))
-    plugin._state = autotune_record._State("replay", log, record, str(tmp_path))
+    plugin("replay", {(f"{__name__}:_matmul_kernel", KEY): _autotune.config_to_dict(small)})
     tuner = FakeAutotuner([small, big])
-    plugin._run(tuner, *_args())
+    tuner.run(*_args())
     assert tuner.seen_configs == [[small]]  # a single config: Triton benchmarks nothing
     assert tuner.configs == [small, big]  # and the autotuner is left as it was
     assert len((tmp_path / "autotune.jsonl").read_text().splitlines()) == 1
 
 
 def test_replay_miss_fails_and_writes_the_miss(plugin, tmp_path):
-    log = _autotune.DecisionLog(str(tmp_path / "autotune.jsonl"))
-    plugin._state = autotune_record._State("replay", log, {}, str(tmp_path))
+    plugin("replay", {})
     tuner = FakeAutotuner([FakeConfig({"BLOCK": 64}), FakeConfig({"BLOCK": 128})])
     with pytest.raises(_autotune.ReplayMiss, match="replay miss"):
-        plugin._run(tuner, *_args())
+        tuner.run(*_args())
     assert tuner.seen_configs == []
     miss = json.loads((tmp_path / "replay_miss.json").read_text())
     assert miss["kernel"] == f"{__name__}:_matmul_kernel"
@@ -143,10 +171,41 @@ def test_replay_miss_fails_and_writes_the_miss(plugin, tmp_path):
 
 
 def test_single_config_autotuners_are_left_alone(plugin, tmp_path):
-    plugin._state = autotune_record._State("replay", None, {}, str(tmp_path))
+    plugin("replay", {})
     tuner = FakeAutotuner([FakeConfig({"BLOCK": 64})])
-    assert plugin._run(tuner, *_args()) == "launched"
+    assert tuner.run(*_args()) == "launched"
     assert not os.path.exists(tmp_path / "replay_miss.json")
+
+
+def test_each_request_has_its_own_state(plugin, tmp_path):
+    """A worker runs requests one after another in one process: the second
+    request's tuner run follows its own mode and record, never the first's,
+    and unconfigure leaves the tuner's own run in place."""
+    own_run = FakeAutotuner.run
+    first = plugin("record", cell=tmp_path / "r1")
+    tuner = FakeAutotuner([FakeConfig({"BLOCK": 64}), FakeConfig({"BLOCK": 128})])
+    assert tuner.run(*_args()) == "launched"
+    autotune_record.pytest_unconfigure(first)
+    assert FakeAutotuner.run is own_run and autotune_record.STATE not in first.stash
+    assert tuner.run(*_args()) == "launched"  # between requests nothing records
+    assert len((tmp_path / "r1" / "autotune.jsonl").read_text().splitlines()) == 1
+    plugin("replay", {}, cell=tmp_path / "r2")
+    with pytest.raises(_autotune.ReplayMiss):
+        tuner.run(*_args())
+    assert (tmp_path / "r2" / "autotune.jsonl").read_text() == ""
+    assert json.loads((tmp_path / "r2" / "replay_miss.json").read_text())["key"] == KEY
+    assert not os.path.exists(tmp_path / "r1" / "replay_miss.json")
+
+
+def test_a_hook_left_by_an_earlier_request_is_replaced_not_wrapped(plugin, tmp_path):
+    own_run = FakeAutotuner.run
+    plugin("record", cell=tmp_path / "r1")  # never unconfigured before the next request
+    plugin("replay", {}, cell=tmp_path / "r2")
+    assert FakeAutotuner.run.__wrapped__ is own_run
+    tuner = FakeAutotuner([FakeConfig({"BLOCK": 64}), FakeConfig({"BLOCK": 128})])
+    with pytest.raises(_autotune.ReplayMiss):
+        tuner.run(*_args())
+    assert (tmp_path / "r1" / "autotune.jsonl").read_text() == ""
 
 
 def test_subclasses_with_their_own_run_are_hooked_too():

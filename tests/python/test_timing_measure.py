@@ -1,8 +1,11 @@
 """timing.measure driven by a fake torch whose events read a simulated clock:
 warm-up and timed call counts, graph vs direct, and the fall-back when capture
-fails. No GPU; the real thing runs in tests/device/test_timing.py."""
+fails. The plugin is configured for a request (a fake config with a real
+pytest.Stash) and measure times the rows of that request. No GPU; the real
+thing runs in tests/device/test_timing.py."""
 
 import json
+import sys
 import types
 
 import pytest
@@ -14,23 +17,37 @@ CALL_MS = 0.02
 
 
 @pytest.fixture
-def setup(tmp_path):
-    """(fake cuda, the function to time, its call counter), with timing's state set."""
+def setup(tmp_path, monkeypatch):
+    """configure(use_graph, graph_capture="auto", capture_error=None): timing's
+    pytest_configure for one request over the fake cuda; returns (fake cuda, the
+    request's config, the function to time, its call counter). Unconfigured at the end."""
     cuda = FakeCuda()
     calls = []
+    configured = []
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
 
     def fn():
         calls.append(1)
         cuda.run(CALL_MS)
 
-    def configure(use_graph, reason=None, capture_error=None):
+    def configure(use_graph, graph_capture="auto", capture_error=None):
         cuda.capture_error = capture_error
-        timer = {"graph_capture": "auto", "rep_ms": 3, "repeats": 3, "warmup_ms": 1}
-        timing._state = timing._State(str(tmp_path), timer, use_graph, reason, types.SimpleNamespace(cuda=cuda))
-        return cuda, fn, calls
+        timer = {"graph_capture": graph_capture, "rep_ms": 3, "repeats": 3, "warmup_ms": 1}
+        monkeypatch.setenv("CALIBER_CELL_DIR", str(tmp_path))
+        monkeypatch.setenv("CALIBER_TIMER", json.dumps(timer))
+        if use_graph:
+            monkeypatch.setenv("CALIBER_GRAPH_CAPTURE", "1")
+        else:
+            monkeypatch.delenv("CALIBER_GRAPH_CAPTURE", raising=False)
+        config = types.SimpleNamespace(stash=pytest.Stash())
+        timing.pytest_configure(config)
+        configured.append(config)
+        return cuda, config, fn, calls
 
     yield configure
-    timing._state = None
+    for config in configured:
+        timing.pytest_unconfigure(config)
+        assert timing.STATE not in config.stash
 
 
 def _rows(tmp_path):
@@ -38,8 +55,8 @@ def _rows(tmp_path):
 
 
 def test_graph_row(setup, tmp_path):
-    cuda, fn, calls = setup(use_graph=True)
-    row = timing.measure("t.py::t[float16]", fn, "8x8", shape="8x8", dtype="float16")
+    cuda, config, fn, calls = setup(use_graph=True)
+    row = timing.measure(config, "t.py::t[float16]", fn, "8x8", shape="8x8", dtype="float16")
     # 1 ms of rep per repetition at 0.02 ms a call: 50 calls captured once
     assert row["n_calls"] == 50 and row["timer"] == "graph" and row["timer_reason"] == "captured"
     assert row["samples_ns"] == [20000, 20000, 20000]
@@ -49,16 +66,17 @@ def test_graph_row(setup, tmp_path):
 
 
 def test_direct_row(setup, tmp_path):
-    cuda, fn, calls = setup(use_graph=False, reason="timer.graph_capture is off")
-    row = timing.measure("t.py::t", fn, "r")
+    cuda, config, fn, calls = setup(use_graph=False, graph_capture="off")
+    row = timing.measure(config, "t.py::t", fn, "r")
     assert row["timer"] == "direct" and row["timer_reason"] == "timer.graph_capture is off"
     assert row["samples_ns"] == [20000, 20000, 20000]
     assert len(calls) == 3 + 5 + 50 + 50 * 3
 
 
 def test_failed_capture_falls_back_to_direct(setup, tmp_path):
-    cuda, fn, calls = setup(use_graph=True, capture_error=RuntimeError("operation not permitted\nwhen capturing"))
-    row = timing.measure("t.py::t", fn, "r")
+    cuda, config, fn, calls = setup(use_graph=True,
+                                    capture_error=RuntimeError("operation not permitted\nwhen capturing"))
+    row = timing.measure(config, "t.py::t", fn, "r")
     assert row["timer"] == "direct"
     assert row["timer_reason"] == "capture failed: RuntimeError: operation not permitted when capturing"
     assert row["samples_ns"] == [20000, 20000, 20000]
@@ -67,7 +85,7 @@ def test_failed_capture_falls_back_to_direct(setup, tmp_path):
 def test_failed_capture_leaves_the_generator_usable(setup):
     """The fake generator behaves as torch's: after a failed capture, a random
     draw outside a capture raises, unless timing put the state back."""
-    cuda, fn, calls = setup(use_graph=True, capture_error=RuntimeError("capture invalidated"))
+    cuda, config, fn, calls = setup(use_graph=True, capture_error=RuntimeError("capture invalidated"))
     generator = cuda.default_generators[0]
     generator.draw()
     with pytest.raises(RuntimeError, match="capture invalidated"):
@@ -76,13 +94,28 @@ def test_failed_capture_leaves_the_generator_usable(setup):
     with pytest.raises(RuntimeError, match="Offset increment outside graph capture"):
         generator.draw()
     generator.state.capturing = False
-    row = timing.measure("t.py::t", fn, "r")
+    row = timing.measure(config, "t.py::t", fn, "r")
     assert row["timer"] == "direct" and row["timer_reason"] == "capture failed: RuntimeError: capture invalidated"
     generator.draw()
 
 
 def test_a_row_is_timed_once_per_request(setup):
-    cuda, fn, calls = setup(use_graph=False, reason="x")
-    timing.measure("t.py::t", fn, "r")
+    cuda, config, fn, calls = setup(use_graph=False)
+    timing.measure(config, "t.py::t", fn, "r")
     with pytest.raises(ValueError, match="timed twice"):
-        timing.measure("t.py::t", fn, "r")
+        timing.measure(config, "t.py::t", fn, "r")
+
+
+def test_measure_needs_its_request_configured(setup, tmp_path):
+    """A request's rows are its own: once it is unconfigured, measure refuses its
+    config, and the next request may time the same row again."""
+    cuda, first, fn, calls = setup(use_graph=False)
+    timing.measure(first, "t.py::t", fn, "r")
+    timing.pytest_unconfigure(first)
+    with pytest.raises(RuntimeError, match="not configured"):
+        timing.measure(first, "t.py::t", fn, "r")
+    with pytest.raises(RuntimeError, match="not configured"):
+        timing.measure(types.SimpleNamespace(stash=pytest.Stash()), "t.py::t", fn, "r")
+    cuda, second, fn, calls = setup(use_graph=False)
+    row = timing.measure(second, "t.py::t", fn, "r")
+    assert _rows(tmp_path) == [row]  # the second request started its own timing.jsonl
