@@ -3,7 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "fsutil.h"
 
 /* Letter, meaning: every verdict the table can give, in its order. */
 static const struct {
@@ -59,6 +62,19 @@ int cb_fail_on_hits(const char *set, char v)
 	return v && strchr(set, v) != NULL;
 }
 
+void cb_verdict_release(struct cb_verdict *v)
+{
+	free(v->reason);
+	memset(v, 0, sizeof(*v));
+}
+
+void cb_facts_release(struct cb_facts *f)
+{
+	free(f->harness_reason);
+	free(f->unjoinable);
+	memset(f, 0, sizeof(*f));
+}
+
 int cb_topology_reduced(const struct cb_facts *f)
 {
 	return f->topology[CB_ROLE_CANDIDATE] < f->topology[CB_ROLE_BASELINE];
@@ -83,7 +99,7 @@ static void describe_order(const struct cb_facts *f, int o, char *out, size_t ca
 
 void cb_classify(const struct cb_facts *f, struct cb_verdict *v)
 {
-	char a[128], b[128];
+	char a[256], b[256];
 	const long long tb = f->topology[CB_ROLE_BASELINE], tc = f->topology[CB_ROLE_CONTROL],
 			tk = f->topology[CB_ROLE_CANDIDATE];
 	int o;
@@ -91,48 +107,44 @@ void cb_classify(const struct cb_facts *f, struct cb_verdict *v)
 	memset(v, 0, sizeof(*v));
 	if (f->harness_code) {
 		set(v, 'X', f->harness_code);
-		snprintf(v->reason, sizeof(v->reason), "%s", f->harness_reason);
+		v->reason = cb_strdupf("%s", f->harness_reason);
 		return;
 	}
 	if (!f->joinable) {
 		set(v, 'X', "unjoinable-ir");
-		snprintf(v->reason, sizeof(v->reason), "IR cannot be joined to its launch index: %s",
+		v->reason = cb_strdupf("IR cannot be joined to its launch index: %s",
 			 f->unjoinable);
 		return;
 	}
 	if (tc != tb) {
 		set(v, 'X', "control-mismatch");
-		snprintf(v->reason, sizeof(v->reason),
-			 "control topology %lld differs from baseline %lld: the control plane is broken", tc, tb);
+		v->reason = cb_strdupf("control topology %lld differs from baseline %lld: the control plane is broken", tc, tb);
 		return;
 	}
 	if (!f->correct[CB_ROLE_BASELINE]) {
 		set(v, 'X', "baseline-incorrect");
-		snprintf(v->reason, sizeof(v->reason), "the baseline fails its correctness tests");
+		v->reason = cb_strdupf("the baseline fails its correctness tests");
 		return;
 	}
 	if (!f->correct[CB_ROLE_CONTROL]) {
 		set(v, 'X', "control-incorrect");
-		snprintf(v->reason, sizeof(v->reason),
-			 "the control fails correctness while the baseline passes: the control plane is broken");
+		v->reason = cb_strdupf("the control fails correctness while the baseline passes: the control plane is broken");
 		return;
 	}
 	if (!f->correct[CB_ROLE_CANDIDATE]) {
 		set(v, 'K', "candidate-incorrect");
-		snprintf(v->reason, sizeof(v->reason),
-			 "baseline and control pass correctness, the candidate fails");
+		v->reason = cb_strdupf("baseline and control pass correctness, the candidate fails");
 		return;
 	}
 	if (!cb_topology_reduced(f)) {
 		set(v, 'B', "no-reduction");
-		snprintf(v->reason, sizeof(v->reason), "candidate topology %lld is not below baseline %lld",
+		v->reason = cb_strdupf("candidate topology %lld is not below baseline %lld",
 			 tk, tb);
 		return;
 	}
 	if (!f->order[CB_ORDER_A].present || !f->order[CB_ORDER_B].present) {
 		set(v, 'X', "no-round-b-evidence");
-		snprintf(v->reason, sizeof(v->reason),
-			 "topology %lld -> %lld but round %s was not timed", tb, tk,
+		v->reason = cb_strdupf("topology %lld -> %lld but round %s was not timed", tb, tk,
 			 f->order[CB_ORDER_A].present ? "b" : "a");
 		return;
 	}
@@ -145,18 +157,15 @@ void cb_classify(const struct cb_facts *f, struct cb_verdict *v)
 	describe_order(f, CB_ORDER_B, b, sizeof(b));
 	if (v->stable_gain[CB_ORDER_A] && v->stable_gain[CB_ORDER_B]) {
 		set(v, 'G', "stable-gain");
-		snprintf(v->reason, sizeof(v->reason),
-			 "topology %lld -> %lld; round a %s, round b %s: both clear gain %+.2f%%", tb, tk, a, b,
+		v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: both clear gain %+.2f%%", tb, tk, a, b,
 			 100 * f->gain);
 	} else if (v->stable_regression[CB_ORDER_A] && v->stable_regression[CB_ORDER_B]) {
 		set(v, 'R', "stable-regression");
-		snprintf(v->reason, sizeof(v->reason),
-			 "topology %lld -> %lld; round a %s, round b %s: both clear regression %+.2f%%", tb, tk,
+		v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: both clear regression %+.2f%%", tb, tk,
 			 a, b, 100 * f->regression);
 	} else {
 		set(v, 'C', "not-stable");
-		snprintf(v->reason, sizeof(v->reason),
-			 "topology %lld -> %lld; round a %s, round b %s: not a stable gain or regression in both orders",
+		v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: not a stable gain or regression in both orders",
 			 tb, tk, a, b);
 	}
 }

@@ -48,10 +48,10 @@ enum cb_order { CB_ORDER_A, CB_ORDER_B, CB_NORDERS };
  * "harness-failure", "replay-miss", with harness_reason saying where. */
 struct cb_facts {
 	const char *harness_code;
-	char harness_reason[512];
+	char *harness_reason;            /* owned; NULL when harness_code is */
 	int correct[CB_NROLES];          /* 1 when the correctness phase passed */
 	int joinable;                    /* topology of every round-a cell joined */
-	char unjoinable[512];            /* names, when not joinable */
+	char *unjoinable;                /* owned: names, when not joinable */
 	long long topology[CB_NROLES];   /* scoped counts, round a */
 	struct {
 		int present;                 /* this order was timed */
@@ -64,12 +64,16 @@ struct cb_facts {
 struct cb_verdict {
 	char verdict;                    /* 'X', 'K', 'B', 'G', 'R', 'C' */
 	const char *code;                /* reason code, e.g. "stable-gain" */
-	char reason[1024];               /* the figures behind it, in words */
+	char *reason;                    /* owned: the figures behind it, in words (NULL: out of memory) */
 	int stable_gain[CB_NORDERS];
 	int stable_regression[CB_NORDERS];
 };
 
+/* Classify f into v, which is overwritten (release a verdict before it is
+ * classified again). */
 void cb_classify(const struct cb_facts *f, struct cb_verdict *v);
+void cb_verdict_release(struct cb_verdict *v);
+void cb_facts_release(struct cb_facts *f);
 
 /* Whether the candidate's scoped topology is below the baseline's: the
  * condition for round b and for G, C and R. */

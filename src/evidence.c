@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "fsutil.h"
 #include "jsonio.h"
 #include "seal.h"
@@ -171,43 +172,38 @@ char *cb_cell_dir(const char *task_dir, enum cb_phase p, const char *cell)
 	return cb_strdupf("%s/cells/%s-%s", task_dir, cb_phase_name(p), cell);
 }
 
-/* Read one cell receipt's outcome; a missing receipt means not run. */
-static void load_outcome(const char *cell_dir, enum cb_outcome *o, char *detail, size_t cap)
+/* Read one cell receipt's outcome, and its detail into a fresh string; a
+ * missing receipt means not run. */
+static void load_outcome(const char *cell_dir, enum cb_outcome *o, char **detail)
 {
 	char *path = cb_path_join(cell_dir, "cell.json");
 	struct cb_err err;
 	json_t *j;
 
 	*o = CB_OUT_NOT_RUN;
-	snprintf(detail, cap, "no cell receipt");
 	if (!path || !cb_exists(path)) {
 		free(path);
+		*detail = strdup("no cell receipt");
 		return;
 	}
 	j = cb_json_load_file(path, &err);
 	free(path);
 	if (!j) {
 		*o = CB_OUT_ERROR;
-		snprintf(detail, cap, "unreadable cell receipt: %s", err.msg);
+		*detail = cb_strdupf("unreadable cell receipt: %s", err.msg);
 		return;
 	}
 	if (cb_outcome_parse(cb_json_str(j, "outcome"), o) < 0) {
 		*o = CB_OUT_ERROR;
-		snprintf(detail, cap, "cell receipt has no valid outcome");
+		*detail = strdup("cell receipt has no valid outcome");
 	} else {
 		const char *d = cb_json_str(j, "detail");
-		snprintf(detail, cap, "%s", d ? d : cb_outcome_name(*o));
+		*detail = strdup(d ? d : cb_outcome_name(*o));
 	}
 	json_decref(j);
 }
 
 int cb_evidence_load(const char *task_dir, const char *task, const struct cb_manifest *m,
-		     long long floor, struct cb_task_evidence *ev, struct cb_err *err)
-{
-	return cb_evidence_load_counted(task_dir, task, m, floor, NULL, ev, err);
-}
-
-int cb_evidence_load_counted(const char *task_dir, const char *task, const struct cb_manifest *m,
 			     long long floor, const struct cb_ttgir_counts *pre,
 			     struct cb_task_evidence *ev, struct cb_err *err)
 {
@@ -233,14 +229,14 @@ int cb_evidence_load_counted(const char *task_dir, const char *task, const struc
 				cb_evidence_release(ev);
 				return cb_fail(err, "out of memory");
 			}
-			load_outcome(dir, &ev->outcome[p][r], ev->detail[p][r], sizeof(ev->detail[p][r]));
+			load_outcome(dir, &ev->outcome[p][r], &ev->detail[p][r]);
 			if (p != CB_PH_CORRECTNESS && ev->outcome[p][r] == CB_OUT_PASSED) {
 				int o = p == CB_PH_ROUND_A ? CB_ORDER_A : CB_ORDER_B;
 				char *tp = cb_path_join(dir, "timing.jsonl");
 				if (!tp || cb_timing_load(tp, &ev->timing[o][r], &e2) < 0) {
 					ev->outcome[p][r] = CB_OUT_MISSING_OUTPUT;
-					snprintf(ev->detail[p][r], sizeof(ev->detail[p][r]), "%s",
-						 tp ? e2.msg : "out of memory");
+					free(ev->detail[p][r]);
+					ev->detail[p][r] = strdup(tp ? e2.msg : "out of memory");
 				}
 				free(tp);
 			}
@@ -249,9 +245,14 @@ int cb_evidence_load_counted(const char *task_dir, const char *task, const struc
 							     &e2) == 0)
 					ev->have_topology[r] = 1;
 				else
-					snprintf(ev->topology_error[r], sizeof(ev->topology_error[r]), "%s", e2.msg);
+					ev->topology_error[r] = strdup(e2.msg);
 			}
 			free(dir);
+			if (!ev->detail[p][r] || (p == CB_PH_ROUND_A && !ev->have_topology[r] &&
+						  ev->outcome[p][r] == CB_OUT_PASSED && !ev->topology_error[r])) {
+				cb_evidence_release(ev);
+				return cb_fail(err, "out of memory");
+			}
 		}
 	}
 	return 0;
@@ -377,8 +378,11 @@ void cb_evidence_release(struct cb_task_evidence *ev)
 		return;
 	for (r = 0; r < CB_NROLES; r++) {
 		cb_topology_release(&ev->topology[r]);
+		free(ev->topology_error[r]);
 		for (o = 0; o < CB_NORDERS; o++)
 			cb_timing_release(&ev->timing[o][r]);
+		for (o = 0; o < CB_NPHASES; o++)
+			free(ev->detail[o][r]);
 	}
 	free(ev->dir);
 	free(ev->task);
@@ -421,10 +425,11 @@ static void find_harness(const struct cb_task_evidence *ev, const struct cb_mani
 			int rank = harness_rank(ev->outcome[p][r], p);
 			if (rank && (!best || rank < best)) {
 				best = rank;
-				snprintf(f->harness_reason, sizeof(f->harness_reason), "%s in cell %s, %s%s: %s",
-					 cb_outcome_name(ev->outcome[p][r]), m->cells[c].name,
-					 p == CB_PH_CORRECTNESS ? "" : "round ", cb_phase_name((enum cb_phase)p),
-					 ev->detail[p][r]);
+				free(f->harness_reason);
+				f->harness_reason = cb_strdupf("%s in cell %s, %s%s: %s",
+							       cb_outcome_name(ev->outcome[p][r]), m->cells[c].name,
+							       p == CB_PH_CORRECTNESS ? "" : "round ",
+							       cb_phase_name((enum cb_phase)p), ev->detail[p][r]);
 			}
 		}
 	f->harness_code = harness_codes[best];
@@ -453,9 +458,9 @@ static int order_speedup(const struct cb_task_evidence *ev, const struct cb_mani
 	}
 	if (to->n != tb->n) {
 		f->harness_code = "harness-failure";
-		snprintf(f->harness_reason, sizeof(f->harness_reason),
-			 "round %s: baseline has %zu timing rows, %s has %zu", o ? "b" : "a", tb->n,
-			 role_cell_name(m, other), to->n);
+		free(f->harness_reason);
+		f->harness_reason = cb_strdupf("round %s: baseline has %zu timing rows, %s has %zu", o ? "b" : "a",
+					       tb->n, role_cell_name(m, other), to->n);
 		goto out;
 	}
 	for (i = 0; i < tb->n; i++) {
@@ -464,10 +469,10 @@ static int order_speedup(const struct cb_task_evidence *ev, const struct cb_mani
 				break;
 		if (j == to->n || strcmp(tb->rows[i].timer, to->rows[j].timer) != 0) {
 			f->harness_code = "harness-failure";
-			snprintf(f->harness_reason, sizeof(f->harness_reason),
-				 j == to->n ? "round %s: row '%s' is missing in cell %s"
-					    : "round %s: row '%s' is timed differently in cell %s",
-				 o ? "b" : "a", tb->rows[i].row, role_cell_name(m, other));
+			free(f->harness_reason);
+			f->harness_reason = cb_strdupf(j == to->n ? "round %s: row '%s' is missing in cell %s"
+								  : "round %s: row '%s' is timed differently in cell %s",
+						       o ? "b" : "a", tb->rows[i].row, role_cell_name(m, other));
 			goto out;
 		}
 		names[i] = tb->rows[i].row;
@@ -485,34 +490,47 @@ out:
 	return rc;
 }
 
+/* At most this many reasons are listed for IR that cannot be joined; the
+ * rest are counted. */
+#define UNJOINABLE_LISTED 8
+
 void cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifest *m,
 		       struct cb_facts *f)
 {
-	size_t used = 0;
+	struct cb_buf b = CB_BUF_INIT;
+	size_t listed = 0, more = 0, k;
 	int r;
 
 	f->joinable = 1;
-	f->unjoinable[0] = '\0';
+	free(f->unjoinable);
+	f->unjoinable = NULL;
 	for (r = 0; r < CB_NROLES; r++) {
 		f->topology[r] = 0;
-		if (!ev->have_topology[r]) {
-			f->joinable = 0;
-			used += (size_t)snprintf(f->unjoinable + used, sizeof(f->unjoinable) - used, "%s%s: %s",
-						 used ? "; " : "", role_cell_name(m, r),
-						 ev->topology_error[r][0] ? ev->topology_error[r] : "no IR");
-		} else if (!ev->topology[r].joinable) {
-			size_t k;
-			f->joinable = 0;
-			for (k = 0; k < ev->topology[r].nunjoinable && used < sizeof(f->unjoinable); k++)
-				used += (size_t)snprintf(f->unjoinable + used, sizeof(f->unjoinable) - used,
-							 "%s%s: %s", used ? "; " : "", role_cell_name(m, r),
-							 ev->topology[r].unjoinable[k]);
-		} else {
+		if (ev->have_topology[r] && ev->topology[r].joinable) {
 			f->topology[r] = ev->topology[r].scoped;
+			continue;
 		}
-		if (used >= sizeof(f->unjoinable))
-			used = sizeof(f->unjoinable) - 1;
+		f->joinable = 0;
+		if (!ev->have_topology[r]) {
+			cb_buf_addf(&b, "%s%s: %s", b.len ? "; " : "", role_cell_name(m, r),
+				    ev->topology_error[r] ? ev->topology_error[r] : "no IR");
+			listed++;
+			continue;
+		}
+		for (k = 0; k < ev->topology[r].nunjoinable; k++) {
+			if (listed == UNJOINABLE_LISTED) {
+				more++;
+				continue;
+			}
+			cb_buf_addf(&b, "%s%s: %s", b.len ? "; " : "", role_cell_name(m, r),
+				    ev->topology[r].unjoinable[k]);
+			listed++;
+		}
 	}
+	if (more)
+		cb_buf_addf(&b, "; and %zu more", more);
+	f->unjoinable = f->joinable ? NULL : cb_buf_detach(&b, NULL);
+	cb_buf_release(&b);
 }
 
 int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m,
@@ -557,7 +575,7 @@ int cb_task_account(const char *task_dir, const char *task, const struct cb_mani
 		    const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err)
 {
 	memset(a, 0, sizeof(*a));
-	if (cb_evidence_load_counted(task_dir, task, m, floor, pre, &a->ev, err) < 0)
+	if (cb_evidence_load(task_dir, task, m, floor, pre, &a->ev, err) < 0)
 		return -1;
 	if (cb_facts_from_evidence(&a->ev, m, &a->f, &a->fig, err) < 0) {
 		cb_prefix(err, "task %s", task);
@@ -572,11 +590,14 @@ void cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest
 {
 	cb_evidence_rescope(&a->ev, floor);
 	cb_facts_topology(&a->ev, m, &a->f);
+	cb_verdict_release(&a->v);
 	cb_classify(&a->f, &a->v);
 }
 
 void cb_task_account_release(struct cb_task_account *a)
 {
 	cb_evidence_release(&a->ev);
+	cb_facts_release(&a->f);
+	cb_verdict_release(&a->v);
 	memset(a, 0, sizeof(*a));
 }

@@ -53,9 +53,9 @@ struct cb_task_evidence {
 	char *dir;                                   /* tasks/<id> */
 	char *task;
 	enum cb_outcome outcome[CB_NPHASES][CB_NROLES];
-	char detail[CB_NPHASES][CB_NROLES][256];     /* outcome in words */
+	char *detail[CB_NPHASES][CB_NROLES];         /* outcome in words (owned) */
 	int have_topology[CB_NROLES];                /* round a scanned without error */
-	char topology_error[CB_NROLES][512];
+	char *topology_error[CB_NROLES];             /* why round a has no topology (owned), or NULL */
 	struct cb_topology topology[CB_NROLES];      /* round a */
 	struct cb_timing timing[CB_NORDERS][CB_NROLES];
 };
@@ -66,20 +66,18 @@ char *cb_cell_dir(const char *task_dir, enum cb_phase p, const char *cell);
 /* Gather a task's evidence from task_dir (cell receipts, timing.jsonl of
  * rounds a and b, IR of round a at the given floor). Missing or malformed
  * worker output is evidence (an outcome), not an error; -1 only when the
- * task folder itself cannot be read. */
+ * task folder itself cannot be read. With pre (see
+ * cb_evidence_verify_counting), the count of each .ttgir that pre holds is
+ * taken from it instead of reading the file again, and the listings of the
+ * IR directories from pre's listing; with NULL, everything is read. */
 int cb_evidence_load(const char *task_dir, const char *task, const struct cb_manifest *m,
-		     long long floor, struct cb_task_evidence *ev, struct cb_err *err);
-/* cb_evidence_load taking the count of each .ttgir that pre holds from pre
- * (see cb_evidence_verify_counting) instead of reading the file again, and
- * the listings of its IR directories from pre's listing. */
-int cb_evidence_load_counted(const char *task_dir, const char *task, const struct cb_manifest *m,
 			     long long floor, const struct cb_ttgir_counts *pre,
 			     struct cb_task_evidence *ev, struct cb_err *err);
 
 /* cb_verify_or_fail over the run at root that, in the same read, counts op
  * in every tasks/<task>/cells/<cell>/ir/<variant>/<file>.ttgir into counts
  * (initialised here; its paths are root "/" relative path, as task folders
- * "<root>/tasks/<task>" lead cb_evidence_load_counted to spell them). A file
+ * "<root>/tasks/<task>" lead cb_evidence_load to spell them). A file
  * it could not count (no memory) is left out and is read when needed. The
  * tree the verify walked goes into counts too (root and listing), so that
  * the joins list the run's directories without reading them again.
@@ -98,6 +96,7 @@ struct cb_figures {
 	int present[CB_NORDERS];
 };
 
+/* f and fig are overwritten (f must hold no strings yet; cb_facts_release). */
 int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m,
 			   struct cb_facts *f, struct cb_figures *fig, struct cb_err *err);
 
@@ -118,7 +117,7 @@ struct cb_task_account {
 };
 
 /* Gather task_dir's evidence at floor (the counts of pre where it has
- * them, as cb_evidence_load_counted), compute its facts and classify it. */
+ * them, as cb_evidence_load), compute its facts and classify it. */
 int cb_task_account(const char *task_dir, const char *task, const struct cb_manifest *m, long long floor,
 		    const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err);
 /* The same task at another floor: topology re-scoped, facts and verdict

@@ -308,13 +308,14 @@ char *cb_resolve(const char *path)
 	char abs[PATH_MAX];
 	int exists = 1;
 
+	/* A path that does not fit is refused (NULL), never resolved cut. */
 	if (path[0] == '/') {
-		snprintf(abs, sizeof(abs), "%s", path);
+		if (snprintf(abs, sizeof(abs), "%s", path) >= (int)sizeof(abs))
+			return NULL;
 	} else {
 		char cwd[PATH_MAX];
-		if (!getcwd(cwd, sizeof(cwd)))
+		if (!getcwd(cwd, sizeof(cwd)) || snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs))
 			return NULL;
-		snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
 	}
 	for (const char *p = abs; *p;) {
 		const char *q = strchr(p, '/');
@@ -324,7 +325,9 @@ char *cb_resolve(const char *path)
 			char cand[PATH_MAX], real[PATH_MAX];
 			struct stat st;
 
-			snprintf(cand, sizeof(cand), "%s/%.*s", strcmp(cur, "/") ? cur : "", (int)n, p);
+			if (snprintf(cand, sizeof(cand), "%s/%.*s", strcmp(cur, "/") ? cur : "", (int)n, p) >=
+			    (int)sizeof(cand))
+				return NULL;
 			if (lstat(cand, &st) == 0 && realpath(cand, real))
 				snprintf(cur, sizeof(cur), "%s", real);
 			else

@@ -152,24 +152,6 @@ fail:
 	return -1;
 }
 
-int cb_inventory_load_dir(const char *dir, struct cb_inventory *inv, struct cb_err *err)
-{
-	char *path = cb_path_join(dir, CB_INVENTORY_FILE);
-	char *buf = NULL;
-	size_t len;
-	int rc;
-
-	memset(inv, 0, sizeof(*inv));
-	if (!path)
-		return cb_fail(err, "out of memory");
-	rc = cb_read_file(path, &buf, &len, err);
-	if (rc == 0)
-		rc = cb_inventory_parse(buf, len, path, inv, err);
-	free(buf);
-	free(path);
-	return rc;
-}
-
 void cb_inventory_release(struct cb_inventory *inv)
 {
 	size_t r;

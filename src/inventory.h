@@ -42,8 +42,6 @@ struct cb_inventory {
  * a known layout and a 64-hex digest where those columns are present). */
 int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_inventory *inv,
 		       struct cb_err *err);
-/* Load DIR/inventory_main.csv. */
-int cb_inventory_load_dir(const char *dir, struct cb_inventory *inv, struct cb_err *err);
 void cb_inventory_release(struct cb_inventory *inv);
 
 const struct cb_inv_row *cb_inventory_find(const struct cb_inventory *inv, const char *op);

@@ -311,7 +311,7 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 	const json_t *corr = json_object_get(w, "correctness");
 	const json_t *nodes = json_object_get(corr, "node_ids");
 	struct cb_workload *wl = &m->workloads[i];
-	char path[64];
+	char path[96];
 	size_t j, k;
 
 	wl->index = i;
@@ -478,12 +478,3 @@ const struct cb_cell *cb_manifest_cell(const struct cb_manifest *m, enum cb_role
 	return NULL;
 }
 
-const struct cb_workload *cb_manifest_workload(const struct cb_manifest *m, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < m->nworkloads; i++)
-		if (strcmp(m->workloads[i].id, id) == 0)
-			return &m->workloads[i];
-	return NULL;
-}

@@ -76,7 +76,6 @@ void cb_manifest_release(struct cb_manifest *m);
 const char *cb_role_name(enum cb_role r);
 /* The cell of a role (roles are unique in a valid manifest). */
 const struct cb_cell *cb_manifest_cell(const struct cb_manifest *m, enum cb_role r);
-const struct cb_workload *cb_manifest_workload(const struct cb_manifest *m, const char *id);
 
 /* Names used in paths (campaign, cell and workload ids): [A-Za-z0-9._-],
  * not starting with '.' or '-'. */

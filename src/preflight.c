@@ -1,4 +1,6 @@
-/* preflight.c: the checks before a batch starts, as one table. */
+/* preflight.c: the checks before a batch starts, as one table. A check
+ * returns 0 and appends what it found to ok (shown after "ok"), or -1 with
+ * err saying why it fails (shown after "FAILED"). */
 #include "preflight.h"
 
 #include <errno.h>
@@ -18,8 +20,6 @@
 
 extern char **environ;
 
-#define WHY_MAX 1024
-
 /* The last non-empty line of a child's stderr, trailing blanks cut: for a
  * Python traceback that is the exception, which is what a preflight line
  * should name. */
@@ -35,29 +35,24 @@ static const char *last_line(char *text)
 }
 
 /* Run argv in env, capture stdout; a non-zero exit is a failure whose
- * reason quotes the first line of stderr. */
+ * reason quotes the last line of stderr. */
 static int capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
-		   char *why, size_t cap)
+		   struct cb_err *err)
 {
-	struct cb_err err;
 	char *errout = NULL, how[64];
-	int status = 0;
+	int status = 0, rc = 0;
 
-	if (cb_run_capture(argv, envp, timeout_ms, out, &errout, &status, &err) < 0) {
-		snprintf(why, cap, "%s", err.msg);
+	if (cb_run_capture(argv, envp, timeout_ms, out, &errout, &status, err) < 0)
 		return -1;
-	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		const char *last = last_line(errout);
 		cb_describe_status(status, how, sizeof(how));
-		snprintf(why, cap, "%s %s%s%s", argv[0], how, last[0] ? ": " : "", last);
-		free(errout);
+		rc = cb_fail(err, "%s %s%s%s", argv[0], how, last[0] ? ": " : "", last);
 		free(*out);
 		*out = NULL;
-		return -1;
 	}
 	free(errout);
-	return 0;
+	return rc;
 }
 
 /* A backend command with every "{device}" argument replaced by the pinned
@@ -98,50 +93,71 @@ static char *chomp(char *s)
 }
 
 /* The baseline cell's environment, for checks that run "inside a cell". */
-static int cell_env(struct cb_preflight *pf, struct cb_env *env, char *why, size_t cap)
+static int cell_env(struct cb_preflight *pf, struct cb_env *env, struct cb_err *err)
 {
 	const struct cb_cell *base = cb_manifest_cell(pf->w->m, CB_ROLE_BASELINE);
 	char *dir = cb_path_join(pf->w->scratch, "preflight");
 	json_t *overlay = NULL;
-	struct cb_err err;
-	int rc = dir ? cb_worker_env(pf->w, base, dir, env, &overlay, &err) : -1;
+	int rc = dir ? cb_worker_env(pf->w, base, dir, env, &overlay, err) : cb_fail(err, "out of memory");
 
 	if (rc < 0)
-		snprintf(why, cap, "cannot build the cell environment: %s", dir ? err.msg : "out of memory");
+		cb_prefix(err, "cannot build the cell environment");
 	json_decref(overlay);
 	free(dir);
 	return rc;
 }
 
-static int check_binding(struct cb_preflight *pf, char *why, size_t cap)
+/* Run a command in the baseline cell's environment; its stdout into *out. */
+static int capture_in_cell(struct cb_preflight *pf, const char *const argv[], long long timeout_ms, char **out,
+			   struct cb_err *err)
+{
+	struct cb_env env;
+	int rc;
+
+	if (cell_env(pf, &env, err) < 0)
+		return -1;
+	rc = capture(argv, env.v, timeout_ms, out, err);
+	cb_env_release(&env);
+	return rc;
+}
+
+/* A backend command (count_devices, list_processes) for the pinned device,
+ * in the baseline cell's environment. */
+static int backend_command(struct cb_preflight *pf, const char *const *cmd, long long timeout_ms, char **out,
+			   struct cb_err *err)
+{
+	char **argv = device_argv(cmd, pf->w->device);
+	int rc = argv ? capture_in_cell(pf, (const char *const *)argv, timeout_ms, out, err)
+		      : cb_fail(err, "out of memory");
+
+	argv_free(argv);
+	return rc;
+}
+
+static int check_binding(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	const char *files[] = { pf->manifest_path, pf->matrix_path, NULL };
+	const char *slash = strrchr(pf->matrix_path, '/');
 	char *inv = NULL;
-	struct cb_err err;
 	struct stat st;
 	size_t i;
 
-	pf->matrix = cb_matrix_load_bound(pf->matrix_path, pf->w->m, &err);
-	if (!pf->matrix) {
-		snprintf(why, cap, "%s", err.msg);
+	pf->matrix = cb_matrix_load_bound(pf->matrix_path, pf->w->m, err);
+	if (!pf->matrix)
 		return -1;
-	}
-	{
-		const char *slash = strrchr(pf->matrix_path, '/');
-		inv = slash ? cb_strdupf("%.*s/%s", (int)(slash - pf->matrix_path), pf->matrix_path,
-					 CB_FROZEN_INVENTORY) : strdup(CB_FROZEN_INVENTORY);
-	}
-	for (i = 0; i < 3; i++) {
-		const char *f = i < 2 ? files[i] : inv;
-		if (f && stat(f, &st) == 0 && (st.st_mode & 0222)) {
-			snprintf(why, cap, "%s is writable: a frozen campaign is read-only (edited after prepare?)", f);
+	inv = cb_strdupf("%.*s/%s", (int)(slash - pf->matrix_path), pf->matrix_path, CB_FROZEN_INVENTORY);
+	if (!inv)
+		return cb_fail(err, "out of memory");
+	files[2] = inv;
+	for (i = 0; i < 3; i++)
+		if (stat(files[i], &st) == 0 && (st.st_mode & 0222)) {
+			cb_fail(err, "%s is writable: a frozen campaign is read-only (edited after prepare?)", files[i]);
 			free(inv);
 			return -1;
 		}
-	}
 	free(inv);
-	snprintf(why, cap, "matrix bound to manifest sha256 %.12s and inventory sha256 %.12s, read-only",
-		 pf->w->m->sha256, cb_json_str(pf->matrix, "inventory_sha256"));
+	cb_buf_addf(ok, "matrix bound to manifest sha256 %.12s and inventory sha256 %.12s, read-only",
+		    pf->w->m->sha256, cb_json_str(pf->matrix, "inventory_sha256"));
 	return 0;
 }
 
@@ -153,7 +169,7 @@ static const char *const harness_paths[] = { "src", "python", "backends", "examp
 
 /* git -C dir <args...> -- <paths>; its stdout into *out. */
 static int git(const char *dir, const char *const *args, const char *const *paths, char **out,
-	       char *why, size_t cap)
+	       struct cb_err *err)
 {
 	const char *argv[24];
 	size_t n = 0;
@@ -167,7 +183,7 @@ static int git(const char *dir, const char *const *args, const char *const *path
 	while (*paths && n < 23)
 		argv[n++] = *paths++;
 	argv[n] = NULL;
-	return capture(argv, environ, 60000, out, why, cap);
+	return capture(argv, environ, 60000, out, err);
 }
 
 /* Cut a list of lines (git's file names) after its first, so a preflight
@@ -187,143 +203,118 @@ static const char *first_line(char *list)
  * untracked. HEAD may have moved on (a corpus inside a repository that
  * commits its campaigns does). */
 static int same_as_commit(const char *name, const char *dir, const char *c, const char *const *paths,
-			  char *why, size_t cap)
+			  struct cb_err *err)
 {
 	const char *verify[] = { "rev-parse", "--verify", "-q", NULL, NULL };
 	const char *diff[] = { "diff", "--name-only", c, NULL };
 	const char *others[] = { "ls-files", "--others", "--exclude-standard", NULL };
 	const char *none[] = { NULL };
-	char spec[64], sub[WHY_MAX], *out = NULL;
+	char spec[64], *out = NULL;
+	int rc = 0;
 
-	snprintf(spec, sizeof(spec), "%s^{commit}", c);
+	snprintf(spec, sizeof(spec), "%.40s^{commit}", c);
 	verify[3] = spec;
-	if (git(dir, verify, none, &out, sub, sizeof(sub)) < 0) {
-		snprintf(why, cap, "sources.%s: commit %s is not in the repository of %s", name, c, dir);
-		return -1;
-	}
+	if (git(dir, verify, none, &out, err) < 0)
+		return cb_fail(err, "sources.%s: commit %s is not in the repository of %s", name, c, dir);
 	free(out);
-	if (git(dir, diff, paths, &out, sub, sizeof(sub)) < 0) {
-		snprintf(why, cap, "sources.%s: %s", name, sub);
-		return -1;
-	}
+	if (git(dir, diff, paths, &out, err) < 0)
+		return cb_prefix(err, "sources.%s", name);
 	if (*chomp(out)) {
 		const char *more = first_line(out);
-		snprintf(why, cap, "sources.%s: %s differs from commit %.12s (%s%s)", name, dir, c, out, more);
-		free(out);
-		return -1;
+		rc = cb_fail(err, "sources.%s: %s differs from commit %.12s (%s%s)", name, dir, c, out, more);
 	}
 	free(out);
-	if (git(dir, others, paths, &out, sub, sizeof(sub)) < 0) {
-		snprintf(why, cap, "sources.%s: %s", name, sub);
+	if (rc < 0)
 		return -1;
-	}
+	if (git(dir, others, paths, &out, err) < 0)
+		return cb_prefix(err, "sources.%s", name);
 	if (*chomp(out)) {
-		char *nl = strchr(out, '\n');
-		if (nl)
-			*nl = '\0';
-		snprintf(why, cap, "sources.%s: untracked files in %s (%s%s)", name, dir, out, nl ? ", ..." : "");
-		free(out);
-		return -1;
+		const char *more = first_line(out);
+		rc = cb_fail(err, "sources.%s: untracked files in %s (%s%s)", name, dir, out, more);
 	}
 	free(out);
-	return 0;
+	return rc;
 }
 
 /* One source against its folder: what the pinned commit holds there, or
  * the pinned tree digest. */
 static int check_one_source(const struct cb_source *s, const char *dir, const char *const *paths,
-			    char *why, size_t cap)
+			    struct cb_err *err)
 {
 	static const char *const here[] = { ".", NULL };
-	struct cb_err err;
+	char hex[CB_SHA256_HEX];
 
-	if (!cb_is_dir(dir)) {
-		snprintf(why, cap, "sources.%s: %s is not a directory", s->name, dir);
-		return -1;
-	}
-	if (s->tree_sha256) {
-		char hex[CB_SHA256_HEX];
-		if (cb_tree_digest(dir, hex, &err) < 0) {
-			snprintf(why, cap, "sources.%s: %s", s->name, err.msg);
-			return -1;
-		}
-		if (strcmp(hex, s->tree_sha256) != 0) {
-			snprintf(why, cap, "sources.%s: %s has tree digest %s, the manifest pins %s", s->name, dir,
-				 hex, s->tree_sha256);
-			return -1;
-		}
-		return 0;
-	}
-	return same_as_commit(s->name, dir, s->commit, paths ? paths : here, why, cap);
+	if (!cb_is_dir(dir))
+		return cb_fail(err, "sources.%s: %s is not a directory", s->name, dir);
+	if (!s->tree_sha256)
+		return same_as_commit(s->name, dir, s->commit, paths ? paths : here, err);
+	if (cb_tree_digest(dir, hex, err) < 0)
+		return cb_prefix(err, "sources.%s", s->name);
+	if (strcmp(hex, s->tree_sha256) != 0)
+		return cb_fail(err, "sources.%s: %s has tree digest %s, the manifest pins %s", s->name, dir, hex,
+			       s->tree_sha256);
+	return 0;
 }
 
 /* The binary must come from a clean build whose harness paths are the
  * pinned commit's. */
-static int check_binary(const struct cb_source *h, const char *home, int allow_dirty, char *why,
-			size_t cap)
+static int check_binary(const struct cb_source *h, const char *home, int allow_dirty, struct cb_err *err)
 {
 	const char *built = cb_commit();
-	char b[41], sub[WHY_MAX], *out = NULL;
+	const char *diff[] = { "diff", "--name-only", h->commit, NULL, NULL };
+	char b[41], *out = NULL;
+	int rc = 0;
 
-	if (!cb_is_hex(built, 40) && !(strlen(built) > 40 && strncmp(built + 40, "+dirty", 6) == 0)) {
-		snprintf(why, cap, "sources.harness: this caliber was built from no known commit (%s)", built);
-		return -1;
-	}
+	if (!cb_is_hex(built, 40) && !(strlen(built) > 40 && strncmp(built + 40, "+dirty", 6) == 0))
+		return cb_fail(err, "sources.harness: this caliber was built from no known commit (%s)", built);
 	memcpy(b, built, 40);
 	b[40] = '\0';
-	if (strstr(built, "+dirty") && !allow_dirty) {
-		snprintf(why, cap, "sources.harness: this caliber was built from a dirty tree (%s)", built);
-		return -1;
+	if (strstr(built, "+dirty") && !allow_dirty)
+		return cb_fail(err, "sources.harness: this caliber was built from a dirty tree (%s)", built);
+	if (strcmp(b, h->commit) == 0)
+		return 0;
+	diff[3] = b;
+	if (git(home, diff, harness_paths, &out, err) < 0 || *chomp(out)) {
+		const char *more = out ? first_line(out) : "";
+		rc = cb_fail(err, "sources.harness: this caliber was built from %.12s, whose harness differs from the pinned %.12s%s%s%s",
+			     b, h->commit, out && *out ? ": " : "", out ? out : "", more);
 	}
-	if (strcmp(b, h->commit) != 0) {
-		const char *diff[] = { "diff", "--name-only", h->commit, b, NULL };
-		if (git(home, diff, harness_paths, &out, sub, sizeof(sub)) < 0 || *chomp(out)) {
-			const char *more = out ? first_line(out) : "";
-			snprintf(why, cap, "sources.harness: this caliber was built from %.12s, whose harness differs from the pinned %.12s%s%s%s",
-				 b, h->commit, out && *out ? ": " : "", out ? out : "", more);
-			free(out);
-			return -1;
-		}
-		free(out);
-	}
-	return 0;
+	free(out);
+	return rc;
 }
 
-static int check_sources(struct cb_preflight *pf, char *why, size_t cap)
+static int check_sources(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	const struct cb_manifest *m = pf->w->m;
 	const char *dirs[CB_NSOURCES] = { pf->w->build_root, pf->w->corpus, cb_home() };
-	size_t used = 0;
-	int i, bad = 0;
+	struct cb_buf why = CB_BUF_INIT;
+	int i;
 
+	/* Every source is checked, and every one that fails is named. */
 	for (i = 0; i < CB_NSOURCES + 1; i++) {
-		char one[WHY_MAX];
-		int rc;
+		struct cb_err one = CB_ERR_INIT;
+		int rc = 0;
 
 		if (i >= CB_SRC_HARNESS && pf->allow_dirty_harness)
 			break;
 		if (i < CB_NSOURCES)
-			rc = check_one_source(&m->sources[i], dirs[i], i == CB_SRC_HARNESS ? harness_paths : NULL,
-					      one, sizeof(one));
+			rc = check_one_source(&m->sources[i], dirs[i], i == CB_SRC_HARNESS ? harness_paths : NULL, &one);
 		else if (m->sources[CB_SRC_HARNESS].commit)
-			rc = check_binary(&m->sources[CB_SRC_HARNESS], cb_home(), pf->allow_dirty_harness, one,
-					  sizeof(one));
-		else
-			rc = 0;
-		if (rc < 0) {
-			used += (size_t)snprintf(why + used, cap - used, "%s%s", bad++ ? "; " : "", one);
-			if (used >= cap)
-				used = cap - 1;
-		}
+			rc = check_binary(&m->sources[CB_SRC_HARNESS], cb_home(), pf->allow_dirty_harness, &one);
+		if (rc < 0)
+			cb_buf_addf(&why, "%s%s", why.len ? "; " : "", one.msg);
 	}
-	if (bad)
+	if (why.len) {
+		cb_fail(err, "%s", why.data);
+		cb_buf_release(&why);
 		return -1;
-	snprintf(why, cap, "compiler %s, corpus %s, harness %s%s", dirs[0], dirs[1], dirs[2],
-		 pf->allow_dirty_harness ? " (--allow-dirty-harness: harness not checked)" : "");
+	}
+	cb_buf_addf(ok, "compiler %s, corpus %s, harness %s%s", dirs[0], dirs[1], dirs[2],
+		    pf->allow_dirty_harness ? " (--allow-dirty-harness: harness not checked)" : "");
 	return 0;
 }
 
-static int check_imports(struct cb_preflight *pf, char *why, size_t cap)
+static int check_imports(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	static const char script[] =
 		"import importlib, sys\n"
@@ -333,9 +324,8 @@ static int check_imports(struct cb_preflight *pf, char *why, size_t cap)
 	const struct cb_manifest *m = pf->w->m;
 	const char *roots[CB_NSOURCES] = { pf->w->build_root, pf->w->corpus, cb_home() };
 	const char *argv[CB_NSOURCES + 4];
-	char *out = NULL, *line;
-	struct cb_env env;
-	size_t n = 0, used = 0;
+	char *out = NULL, *line, *save = NULL;
+	size_t n = 0;
 	int i, rc = 0;
 
 	argv[n++] = pf->python;
@@ -346,17 +336,12 @@ static int check_imports(struct cb_preflight *pf, char *why, size_t cap)
 			argv[n++] = m->sources[i].import;
 	argv[n] = NULL;
 	if (n == 3) {
-		snprintf(why, cap, "no source declares an import");
+		cb_buf_adds(ok, "no source declares an import");
 		return 0;
 	}
-	if (cell_env(pf, &env, why, cap) < 0)
+	if (capture_in_cell(pf, argv, 300000, &out, err) < 0)
 		return -1;
-	rc = capture(argv, env.v, 300000, &out, why, cap);
-	cb_env_release(&env);
-	if (rc < 0)
-		return -1;
-	why[0] = '\0';
-	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+	for (line = strtok_r(out, "\n", &save); line && rc == 0; line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t'), *file, *root = NULL;
 		if (!tab)
 			continue;
@@ -365,49 +350,31 @@ static int check_imports(struct cb_preflight *pf, char *why, size_t cap)
 		for (i = 0; i < CB_NSOURCES; i++)
 			if (m->sources[i].import && strcmp(m->sources[i].import, line) == 0)
 				root = cb_resolve(roots[i]);
-		if (!file || !root || !cb_path_within(file, root)) {
-			snprintf(why, cap, "%s resolves to %s, outside its frozen root %s", line, tab + 1,
-				 root ? root : "?");
-			free(file);
-			free(root);
-			free(out);
-			return -1;
-		}
-		used += (size_t)snprintf(why + used, cap - used, "%s%s -> %s", used ? ", " : "", line, file);
-		if (used >= cap)
-			used = cap - 1;
+		if (!file || !root || !cb_path_within(file, root))
+			rc = cb_fail(err, "%s resolves to %s, outside its frozen root %s", line, tab + 1, root ? root : "?");
+		else
+			cb_buf_addf(ok, "%s%s -> %s", ok->len ? ", " : "", line, file);
 		free(file);
 		free(root);
 	}
 	free(out);
-	return 0;
+	return rc;
 }
 
-static int check_device_count(struct cb_preflight *pf, char *why, size_t cap)
+static int check_device_count(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
-	struct cb_env env;
 	char *out = NULL;
-	int rc;
+	int rc = 0;
 
-	if (cell_env(pf, &env, why, cap) < 0)
+	if (backend_command(pf, pf->w->backend->count_devices, 300000, &out, err) < 0)
 		return -1;
-	{
-		char **argv = device_argv(pf->w->backend->count_devices, pf->w->device);
-		rc = argv ? capture((const char *const *)argv, env.v, 300000, &out, why, cap) : -1;
-		argv_free(argv);
-	}
-	cb_env_release(&env);
-	if (rc < 0)
-		return -1;
-	if (strcmp(chomp(out), "1") != 0) {
-		snprintf(why, cap, "%s=%s shows %s devices, expected exactly 1", pf->w->backend->visibility_env,
-			 pf->w->device, out);
-		free(out);
-		return -1;
-	}
-	snprintf(why, cap, "1 device visible with %s=%s", pf->w->backend->visibility_env, pf->w->device);
+	if (strcmp(chomp(out), "1") != 0)
+		rc = cb_fail(err, "%s=%s shows %s devices, expected exactly 1", pf->w->backend->visibility_env,
+			     pf->w->device, out);
+	else
+		cb_buf_addf(ok, "1 device visible with %s=%s", pf->w->backend->visibility_env, pf->w->device);
 	free(out);
-	return 0;
+	return rc;
 }
 
 /* The file part of a node id or file argument. */
@@ -418,146 +385,139 @@ static char *file_of(const char *arg)
 	return sep ? strndup(arg, (size_t)(sep - arg)) : strdup(arg);
 }
 
-static int check_targets(struct cb_preflight *pf, char *why, size_t cap)
+/* The queries of the targets check, one per task and phase
+ * ({"id": "<task>/<phase>", "args": [...]}); each file a selection names
+ * must exist in the corpus, and every one that does not is named in why. */
+static json_t *target_queries(struct cb_preflight *pf, struct cb_buf *why)
 {
 	static const char *const keys[] = { "benchmark_args", "correctness_args" };
-	json_t *queries = json_array(), *task, *res = NULL;
-	char *qpath = cb_path_join(pf->w->scratch, "targets-queries.json");
-	char *rpath = cb_path_join(pf->w->scratch, "targets-result.json");
-	struct cb_env env;
-	struct cb_err err;
-	size_t t, used = 0;
-	int k, bad = 0;
+	json_t *queries = json_array(), *task;
+	size_t t;
+	int k;
 
-	if (!pf->matrix) {
-		snprintf(why, cap, "no bound task matrix to take targets from");
-		goto fail;
-	}
 	json_array_foreach(json_object_get(pf->matrix, "tasks"), t, task) {
 		for (k = 0; k < 2; k++) {
 			const json_t *args = json_object_get(task, keys[k]);
 			const char *first = json_string_value(json_array_get(args, 0));
 			char *file = first ? file_of(first) : NULL, *abs = file ? cb_path_join(pf->w->corpus, file) : NULL;
 
-			if (!abs || !cb_exists(abs)) {
-				used += (size_t)snprintf(why + used, cap - used, "%stask %s %s: no file %s in the corpus",
-							 bad++ ? "; " : "", cb_json_str(task, "id"),
-							 k ? "correctness" : "benchmark", file ? file : "?");
-				if (used >= cap)
-					used = cap - 1;
-			}
+			if (!abs || !cb_exists(abs))
+				cb_buf_addf(why, "%stask %s %s: no file %s in the corpus", why->len ? "; " : "",
+					    cb_json_str(task, "id"), k ? "correctness" : "benchmark", file ? file : "?");
 			free(file);
 			free(abs);
-			json_array_append_new(queries, json_pack("{s:s, s:O}", "id",
-				k ? "correctness" : "benchmark", "args", args));
-			json_object_set_new(json_array_get(queries, json_array_size(queries) - 1), "id",
-					    json_sprintf("%s/%s", cb_json_str(task, "id"), k ? "correctness" : "benchmark"));
+			json_array_append_new(queries, json_pack("{s:o, s:O}", "id", json_sprintf("%s/%s",
+				cb_json_str(task, "id"), k ? "correctness" : "benchmark"), "args", args));
 		}
 	}
-	if (bad)
-		goto fail;
-	{
-		json_t *q = json_pack("{s:O}", "queries", queries);
-		int wrc = qpath ? cb_json_write_atomic(qpath, q, 0644, &err) : -1;
-		json_decref(q);
-		if (wrc < 0) {
-			snprintf(why, cap, "cannot write the queries: %s", qpath ? err.msg : "out of memory");
-			goto fail;
-		}
+	return queries;
+}
+
+/* What the collector found for each query, the failures into why. */
+static void target_results(const json_t *queries, const json_t *res, struct cb_buf *why)
+{
+	const json_t *q;
+	size_t t;
+
+	json_array_foreach(queries, t, q) {
+		const char *id = cb_json_str(q, "id");
+		const json_t *r = json_object_get(json_object_get(res, "queries"), id);
+		const json_t *missing = json_object_get(r, "missing"), *errors = json_object_get(r, "errors");
+		char *args = json_dumps(json_object_get(q, "args"), JSON_COMPACT);
+		const char *sep = why->len ? "; " : "";
+
+		if (json_array_size(missing))
+			cb_buf_addf(why, "%s%s: %s not found", sep, id, json_string_value(json_array_get(missing, 0)));
+		else if (json_array_size(errors))
+			cb_buf_addf(why, "%s%s: %s", sep, id, json_string_value(json_array_get(errors, 0)));
+		else if (cb_json_int(r, "count", 0) < 1)
+			cb_buf_addf(why, "%s%s: no test selected by %s", sep, id, args ? args : "?");
+		free(args);
 	}
-	if (cell_env(pf, &env, why, cap) < 0)
-		goto fail;
+}
+
+static int check_targets(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
+{
+	char *qpath = cb_path_join(pf->w->scratch, "targets-queries.json");
+	char *rpath = cb_path_join(pf->w->scratch, "targets-result.json");
+	struct cb_buf why = CB_BUF_INIT;
+	json_t *queries = NULL, *res = NULL, *q = NULL;
+	char *out = NULL;
+	int rc = -1;
+
+	if (!qpath || !rpath) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	if (!pf->matrix) {
+		cb_fail(err, "no bound task matrix to take targets from");
+		goto out;
+	}
+	queries = target_queries(pf, &why);
+	if (why.len) {
+		cb_fail(err, "%s", why.data);
+		goto out;
+	}
+	q = json_pack("{s:O}", "queries", queries);
+	if (cb_json_write_atomic(qpath, q, 0644, err) < 0) {
+		cb_prefix(err, "cannot write the queries");
+		goto out;
+	}
 	{
 		const char *argv[] = { pf->python, "-m", "caliber_pytest.collect", pf->w->corpus, qpath, rpath,
 				       NULL };
-		char *out = NULL;
-		int rc = capture(argv, env.v, 600000, &out, why, cap);
-		cb_env_release(&env);
-		free(out);
-		if (rc < 0)
-			goto fail;
+		if (capture_in_cell(pf, argv, 600000, &out, err) < 0)
+			goto out;
 	}
-	res = cb_json_load_file(rpath, &err);
+	res = cb_json_load_file(rpath, err);
 	if (!res) {
-		snprintf(why, cap, "collector wrote no result: %s", err.msg);
-		goto fail;
+		cb_prefix(err, "collector wrote no result");
+		goto out;
 	}
-	json_array_foreach(queries, t, task) {
-		const char *id = cb_json_str(task, "id");
-		const json_t *r = json_object_get(json_object_get(res, "queries"), id);
-		const json_t *missing = json_object_get(r, "missing"), *errors = json_object_get(r, "errors");
-		char *args = json_dumps(json_object_get(task, "args"), JSON_COMPACT);
-
-		if (json_array_size(missing))
-			used += (size_t)snprintf(why + used, cap - used, "%s%s: %s not found", bad++ ? "; " : "", id,
-						 json_string_value(json_array_get(missing, 0)));
-		else if (json_array_size(errors))
-			used += (size_t)snprintf(why + used, cap - used, "%s%s: %s", bad++ ? "; " : "", id,
-						 json_string_value(json_array_get(errors, 0)));
-		else if (cb_json_int(r, "count", 0) < 1)
-			used += (size_t)snprintf(why + used, cap - used, "%s%s: no test selected by %s",
-						 bad++ ? "; " : "", id, args ? args : "?");
-		free(args);
-		if (used >= cap)
-			used = cap - 1;
+	target_results(queries, res, &why);
+	if (why.len) {
+		cb_fail(err, "%s", why.data);
+		goto out;
 	}
-	if (bad)
-		goto fail;
-	snprintf(why, cap, "%zu selections resolve in %s (one collection)", json_array_size(queries),
-		 pf->w->corpus);
+	cb_buf_addf(ok, "%zu selections resolve in %s (one collection)", json_array_size(queries), pf->w->corpus);
+	rc = 0;
+out:
+	cb_buf_release(&why);
+	json_decref(q);
 	json_decref(res);
 	json_decref(queries);
+	free(out);
 	free(qpath);
 	free(rpath);
-	return 0;
-fail:
-	json_decref(res);
-	json_decref(queries);
-	free(qpath);
-	free(rpath);
-	return -1;
+	return rc;
 }
 
-static int check_device_idle(struct cb_preflight *pf, char *why, size_t cap)
+static int check_device_idle(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
-	struct cb_env env;
 	char *out = NULL;
-	int rc;
+	int rc = 0;
 
-	if (cell_env(pf, &env, why, cap) < 0)
-		return -1;
-	{
-		char **argv = device_argv(pf->w->backend->list_processes, pf->w->device);
-		rc = argv ? capture((const char *const *)argv, env.v, 60000, &out, why, cap) : -1;
-		argv_free(argv);
-	}
-	cb_env_release(&env);
-	if (rc < 0)
+	if (backend_command(pf, pf->w->backend->list_processes, 60000, &out, err) < 0)
 		return -1;
 	if (*chomp(out)) {
-		char *nl = strchr(out, '\n');
-		if (nl)
-			*nl = '\0';
-		snprintf(why, cap, "other processes on the device: %s", out);
-		free(out);
-		return -1;
+		first_line(out);
+		rc = cb_fail(err, "other processes on the device: %s", out);
+	} else {
+		cb_buf_adds(ok, "no other process on the device");
 	}
-	snprintf(why, cap, "no other process on the device");
 	free(out);
-	return 0;
+	return rc;
 }
 
-static int check_plugin_plan(struct cb_preflight *pf, char *why, size_t cap)
+static int check_plugin_plan(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
-	size_t i, used = 0;
+	size_t i;
 
-	if (pf->w->nplugins == 0) {
-		snprintf(why, cap, "backend '%s' declares no capability: the plugin plan is empty",
-			 pf->w->backend->name);
-		return -1;
-	}
-	for (i = 0; i < pf->w->nplugins && used < cap; i++)
-		used += (size_t)snprintf(why + used, cap - used, "%s%s", i ? " " : "", pf->w->plugins[i]);
+	if (pf->w->nplugins == 0)
+		return cb_fail(err, "backend '%s' declares no capability: the plugin plan is empty",
+			       pf->w->backend->name);
+	for (i = 0; i < pf->w->nplugins; i++)
+		cb_buf_addf(ok, "%s%s", i ? " " : "", pf->w->plugins[i]);
 	return 0;
 }
 
@@ -594,64 +554,49 @@ static int same_file(const char *a, const char *b)
 	return same;
 }
 
-static int check_output_root(struct cb_preflight *pf, char *why, size_t cap)
+static int check_output_root(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	const char *root = pf->output_root;
+	char *anc, *m, *x;
+	int rc = 0;
 
-	if (cb_is_sealed(root)) {
-		snprintf(why, cap, "%s is a sealed run: it is complete, nothing to resume or overwrite", root);
-		return -1;
-	}
-	if (cb_inside_sealed_run(root)) {
-		snprintf(why, cap, "%s is inside a sealed run", root);
-		return -1;
-	}
-	if (!pf->resume) {
-		char *anc;
-		int rc = 0;
-		if (cb_exists(root)) {
-			snprintf(why, cap, "%s exists (use --resume to continue a run there)", root);
-			return -1;
-		}
-		/* The run creates the folders above the root that are missing, so
-		 * the nearest one that exists must be a folder it can write in. */
-		anc = cb_existing_ancestor(root);
-		if (!anc) {
-			snprintf(why, cap, "%s: out of memory", root);
-			return -1;
-		}
-		if (!cb_is_dir(anc)) {
-			snprintf(why, cap, "%s cannot be created: %s is not a folder", root, anc);
-			rc = -1;
-		} else if (access(anc, W_OK | X_OK) != 0) {
-			snprintf(why, cap, "%s cannot be created: %s: %s", root, anc, strerror(errno));
-			rc = -1;
-		} else if (strchr(root + strlen(anc) + 1, '/')) {
-			snprintf(why, cap, "%s will be created, with the folders missing below %s", root, anc);
-		} else {
-			snprintf(why, cap, "%s will be created", root);
-		}
-		free(anc);
-		return rc;
-	}
-	{
-		char *m = cb_path_join(root, "manifest.json"), *x = cb_path_join(root, "task-matrix.json");
-		int ok = m && x && cb_is_dir(root) && same_file(m, pf->manifest_path) &&
-			 same_file(x, pf->matrix_path);
+	if (cb_is_sealed(root))
+		return cb_fail(err, "%s is a sealed run: it is complete, nothing to resume or overwrite", root);
+	if (cb_inside_sealed_run(root))
+		return cb_fail(err, "%s is inside a sealed run", root);
+	if (pf->resume) {
+		m = cb_path_join(root, "manifest.json");
+		x = cb_path_join(root, "task-matrix.json");
+		if (!m || !x || !cb_is_dir(root) || !same_file(m, pf->manifest_path) || !same_file(x, pf->matrix_path))
+			rc = cb_fail(err, "--resume: %s is not a run of this manifest and matrix", root);
+		else
+			cb_buf_addf(ok, "%s resumes a run of this manifest and matrix", root);
 		free(m);
 		free(x);
-		if (!ok) {
-			snprintf(why, cap, "--resume: %s is not a run of this manifest and matrix", root);
-			return -1;
-		}
+		return rc;
 	}
-	snprintf(why, cap, "%s resumes a run of this manifest and matrix", root);
-	return 0;
+	if (cb_exists(root))
+		return cb_fail(err, "%s exists (use --resume to continue a run there)", root);
+	/* The run creates the folders above the root that are missing, so the
+	 * nearest one that exists must be a folder it can write in. */
+	anc = cb_existing_ancestor(root);
+	if (!anc)
+		return cb_fail(err, "%s: out of memory", root);
+	if (!cb_is_dir(anc))
+		rc = cb_fail(err, "%s cannot be created: %s is not a folder", root, anc);
+	else if (access(anc, W_OK | X_OK) != 0)
+		rc = cb_fail(err, "%s cannot be created: %s: %s", root, anc, strerror(errno));
+	else if (strchr(root + strlen(anc) + 1, '/'))
+		cb_buf_addf(ok, "%s will be created, with the folders missing below %s", root, anc);
+	else
+		cb_buf_addf(ok, "%s will be created", root);
+	free(anc);
+	return rc;
 }
 
 static const struct {
 	const char *name;
-	int (*fn)(struct cb_preflight *pf, char *why, size_t cap);
+	int (*fn)(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err);
 } checks[] = {
 	{ "binding", check_binding },
 	{ "sources", check_sources },
@@ -665,33 +610,35 @@ static const struct {
 
 size_t cb_preflight_run(struct cb_preflight *pf, FILE *out)
 {
-	size_t i, used = 0;
+	struct cb_buf failed = CB_BUF_INIT;
+	size_t i;
 
 	pf->failed = 0;
-	pf->failed_names[0] = '\0';
 	pf->results = json_array();
 	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-		char why[WHY_MAX] = "";
-		int ok = checks[i].fn(pf, why, sizeof(why)) == 0;
+		struct cb_buf okb = CB_BUF_INIT;
+		struct cb_err err = CB_ERR_INIT;
+		int ok = checks[i].fn(pf, &okb, &err) == 0;
+		const char *detail = ok ? (okb.data ? okb.data : "") : err.msg;
 
 		if (pf->json)
 			cb_json_print_line(out, json_pack("{s:s, s:s, s:b, s:s}", "event", "preflight", "check",
-							  checks[i].name, "ok", ok, "detail", why));
+							  checks[i].name, "ok", ok, "detail", detail));
 		else if (ok)
-			fprintf(out, "preflight: %s: ok%s%s%s\n", checks[i].name, why[0] ? " (" : "", why,
-				why[0] ? ")" : "");
+			fprintf(out, "preflight: %s: ok%s%s%s\n", checks[i].name, detail[0] ? " (" : "", detail,
+				detail[0] ? ")" : "");
 		else
-			fprintf(out, "preflight: %s: FAILED: %s\n", checks[i].name, why);
+			fprintf(out, "preflight: %s: FAILED: %s\n", checks[i].name, detail);
 		fflush(out);
-		json_array_append_new(pf->results, json_pack("{s:s, s:b, s:s}", "name", checks[i].name,
-							     "ok", ok, "detail", why));
+		json_array_append_new(pf->results, json_pack("{s:s, s:b, s:s}", "name", checks[i].name, "ok", ok,
+							     "detail", detail));
 		if (!ok) {
 			pf->failed++;
-			used += (size_t)snprintf(pf->failed_names + used, sizeof(pf->failed_names) - used, "%s%s",
-						 used ? ", " : "", checks[i].name);
-			if (used >= sizeof(pf->failed_names))
-				used = sizeof(pf->failed_names) - 1;
+			cb_buf_addf(&failed, "%s%s", failed.len ? ", " : "", checks[i].name);
 		}
+		cb_buf_release(&okb);
 	}
+	snprintf(pf->failed_names, sizeof(pf->failed_names), "%s", failed.data ? failed.data : "");
+	cb_buf_release(&failed);
 	return pf->failed;
 }

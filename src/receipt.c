@@ -90,7 +90,7 @@ static json_t *topology_json(const struct cb_task_evidence *ev)
 	for (r = 0; r < CB_NROLES; r++)
 		json_object_set_new(t, cb_role_name((enum cb_role)r),
 				    ev->have_topology[r] ? cb_topology_json(&ev->topology[r])
-							 : json_pack("{s:s}", "error", ev->topology_error[r][0]
+							 : json_pack("{s:s}", "error", ev->topology_error[r]
 									? ev->topology_error[r] : "no IR"));
 	return t;
 }
@@ -127,6 +127,8 @@ int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct 
 	int r, o;
 
 	memset(res, 0, sizeof(*res));
+	if (!a->v.reason)
+		return cb_fail(err, "task %s: out of memory", ev->task);
 	res->id = strdup(ev->task);
 	res->op = strdup(op);
 	res->code = strdup(a->v.code);

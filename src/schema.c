@@ -2,7 +2,10 @@
 #include "schema.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "fsutil.h"
 
 static const char *type_word(enum cb_jtype t)
 {
@@ -57,9 +60,10 @@ static int check_array(const json_t *v, const struct cb_field *f, const char *pa
 	const json_t *e;
 
 	json_array_foreach((json_t *)v, i, e) {
-		char p[512];
-		snprintf(p, sizeof(p), "%s[%zu]", path, i);
-		if (check_value(e, f->elem, f->fields, p, err) < 0)
+		char *p = cb_strdupf("%s[%zu]", path, i);
+		int rc = p ? check_value(e, f->elem, f->fields, p, err) : cb_fail(err, "%s: out of memory", path);
+		free(p);
+		if (rc < 0)
 			return -1;
 	}
 	return 0;
@@ -83,13 +87,26 @@ static int check_value(const json_t *v, enum cb_jtype t, const struct cb_field *
 	return 0;
 }
 
+/* One field of an object against its table entry; p is its JSON path. */
+static int check_field(const json_t *obj, const struct cb_field *f, const char *p, struct cb_err *err)
+{
+	const json_t *v = json_object_get(obj, f->name);
+
+	if (!v)
+		return f->required ? cb_fail(err, "%s: missing", p) : 0;
+	if (f->type != CB_J_ARRAY)
+		return check_value(v, f->type, f->fields, p, err);
+	if (!json_is_array(v))
+		return cb_fail(err, "%s: expected array, got %s", p, cb_jtype_name(v));
+	return check_array(v, f, p, err);
+}
+
 int cb_schema_check(const json_t *obj, const struct cb_field *fields, const char *path,
 		    struct cb_err *err)
 {
+	const char *sep = path[0] ? "." : "", *key;
 	const struct cb_field *f;
-	const char *key;
 	const json_t *v;
-	char p[512];
 
 	if (!json_is_object(obj))
 		return cb_fail(err, "%s: expected object, got %s", path[0] ? path : "(top)", cb_jtype_name(obj));
@@ -97,27 +114,14 @@ int cb_schema_check(const json_t *obj, const struct cb_field *fields, const char
 		for (f = fields; f->name; f++)
 			if (strcmp(f->name, key) == 0)
 				break;
-		if (!f->name) {
-			snprintf(p, sizeof(p), "%s%s%s", path, path[0] ? "." : "", key);
-			return cb_fail(err, "%s: unknown key", p);
-		}
+		if (!f->name)
+			return cb_fail(err, "%s%s%s: unknown key", path, sep, key);
 	}
 	for (f = fields; f->name; f++) {
-		snprintf(p, sizeof(p), "%s%s%s", path, path[0] ? "." : "", f->name);
-		v = json_object_get(obj, f->name);
-		if (!v) {
-			if (f->required)
-				return cb_fail(err, "%s: missing", p);
-			continue;
-		}
-		if (f->type == CB_J_ARRAY) {
-			if (!json_is_array(v))
-				return cb_fail(err, "%s: expected array, got %s", p, cb_jtype_name(v));
-			if (check_array(v, f, p, err) < 0)
-				return -1;
-			continue;
-		}
-		if (check_value(v, f->type, f->fields, p, err) < 0)
+		char *p = cb_strdupf("%s%s%s", path, sep, f->name);
+		int rc = p ? check_field(obj, f, p, err) : cb_fail(err, "%s: out of memory", path);
+		free(p);
+		if (rc < 0)
 			return -1;
 	}
 	return 0;

@@ -49,16 +49,6 @@ int cb_env_set(struct cb_env *e, const char *key, const char *value)
 	return 0;
 }
 
-const char *cb_env_get(const struct cb_env *e, const char *key)
-{
-	size_t i, kl = strlen(key);
-
-	for (i = 0; i < e->n; i++)
-		if (strncmp(e->v[i], key, kl) == 0 && e->v[i][kl] == '=')
-			return e->v[i] + kl + 1;
-	return NULL;
-}
-
 void cb_env_release(struct cb_env *e)
 {
 	size_t i;
@@ -429,10 +419,11 @@ static void log_tail(const char *log, char *out, size_t cap)
 	for (; *start && isspace((unsigned char)*start); start++)
 		;
 	if ((size_t)(end - start) >= cap) {
-		snprintf(out, cap, "...%s", end - (cap - 4));
+		memcpy(out, "...", 3);
+		memcpy(out + 3, end - (cap - 4), cap - 3);
 		return;
 	}
-	snprintf(out, cap, "%s", start);
+	memcpy(out, start, (size_t)(end - start) + 1);
 }
 
 /* The outcome of a reply's pytest exit code. */

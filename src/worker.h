@@ -24,7 +24,6 @@ struct cb_env {
 };
 
 int cb_env_set(struct cb_env *e, const char *key, const char *value);
-const char *cb_env_get(const struct cb_env *e, const char *key);
 void cb_env_release(struct cb_env *e);
 
 /* Variables passed through from caliber's own environment when set. */

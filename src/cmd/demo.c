@@ -27,8 +27,8 @@ extern char **environ;
 #define TEMPLATE "campaigns/demo-h200/manifest.in.json"
 
 /* Whether this machine has a CUDA GPU that torch sees and Triton; *triton
- * gets Triton's package folder. why says what is missing. */
-static int have_gpu(char **triton, char *why, size_t cap)
+ * gets Triton's package folder, or why says what is missing. */
+static int have_gpu(char **triton, struct cb_err *why)
 {
 	static const char script[] =
 		"import os, torch, triton\n"
@@ -36,21 +36,18 @@ static int have_gpu(char **triton, char *why, size_t cap)
 		"print(os.path.dirname(os.path.abspath(triton.__file__)))\n";
 	const char *argv[] = { "python3", "-c", script, NULL };
 	char *out = NULL, *err_text = NULL;
-	struct cb_err err;
 	int status = 0;
 
 	*triton = NULL;
-	if (cb_run_capture(argv, environ, 120000, &out, &err_text, &status, &err) < 0) {
-		snprintf(why, cap, "%s", err.msg);
+	if (cb_run_capture(argv, environ, 120000, &out, &err_text, &status, why) < 0)
 		return 0;
-	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char *last = err_text, *p;
 		for (p = err_text; *p; p++)
 			if (*p == '\n' && p[1])
 				last = p + 1;
 		last[strcspn(last, "\n")] = '\0';
-		snprintf(why, cap, "python3 cannot use a GPU with Triton: %s", *last ? last : "(no message)");
+		cb_fail(why, "python3 cannot use a GPU with Triton: %s", *last ? last : "(no message)");
 		free(out);
 		free(err_text);
 		return 0;
@@ -257,7 +254,8 @@ int cmd_demo(int argc, char **argv, struct cb_err *err)
 	const char *out_dir = NULL, *device = "0";
 	int offline_only = 0;
 	struct cb_args args = CB_ARGS_INIT;
-	char *triton = NULL, *stamped = NULL, why[512] = "", stamp[64];
+	char *triton = NULL, *stamped = NULL, stamp[64];
+	struct cb_err why = CB_ERR_INIT;
 	const struct cb_opt opts[] = {
 		{ "offline", CB_OPT_FLAG, &offline_only, NULL, "replay the shipped run even when a GPU is present" },
 		{ "output", CB_OPT_PATH, &out_dir, "DIR", "where everything goes (default ./caliber-demo-<UTC time>)" },
@@ -283,10 +281,8 @@ int cmd_demo(int argc, char **argv, struct cb_err *err)
 	if (cb_exists(out_dir) && !cb_is_dir(out_dir)) {
 		cb_fail(err, "--output %s: exists and is not a folder", out_dir);
 		rc = CB_EXIT_USAGE;
-	} else if (offline_only || !have_gpu(&triton, why, sizeof(why))) {
-		if (offline_only)
-			snprintf(why, sizeof(why), "--offline");
-		rc = offline(why, out_dir, err);
+	} else if (offline_only || !have_gpu(&triton, &why)) {
+		rc = offline(offline_only ? "--offline" : why.msg, out_dir, err);
 	} else {
 		rc = on_gpu(triton, out_dir, device, err);
 	}

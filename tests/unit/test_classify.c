@@ -33,7 +33,7 @@ static void facts_from_case(const json_t *c, struct cb_facts *f)
 		static char code[64];
 		snprintf(code, sizeof(code), "%s", json_string_value(json_array_get(v, 0)));
 		f->harness_code = code;
-		snprintf(f->harness_reason, sizeof(f->harness_reason), "%s", json_string_value(json_array_get(v, 1)));
+		f->harness_reason = strdup(json_string_value(json_array_get(v, 1)));
 	}
 	for (i = 0; i < CB_NROLES; i++) {
 		v = json_object_get(c, "correct");
@@ -43,7 +43,7 @@ static void facts_from_case(const json_t *c, struct cb_facts *f)
 	}
 	f->joinable = !json_is_false(json_object_get(c, "joinable"));
 	if (!f->joinable)
-		snprintf(f->unjoinable, sizeof(f->unjoinable), "candidate: variant V: no row in ir/index.tsv");
+		f->unjoinable = strdup("candidate: variant V: no row in ir/index.tsv");
 	for (i = 0; i < CB_NORDERS; i++) {
 		v = json_object_get(c, i == CB_ORDER_A ? "a" : "b");
 		if (!json_is_array(v))
@@ -68,7 +68,9 @@ static void golden_case(void **state)
 	    strcmp(v.code, json_string_value(json_array_get(expect, 1))) != 0)
 		fail_msg("%s: got %c %s (%s)", json_string_value(json_object_get(c, "name")), v.verdict, v.code,
 			 v.reason);
-	assert_true(v.reason[0] != '\0');
+	assert_true(v.reason && v.reason[0] != '\0');
+	cb_verdict_release(&v);
+	cb_facts_release(&f);
 }
 
 /* The reason carries the figures behind a G: topology and both intervals. */
@@ -97,6 +99,7 @@ static void reason_has_figures(void **state)
 	assert_string_equal(v.reason, "topology 5 -> 2; round a +12.34% [+10.00%, +15.00%] (A/A 0.00%), "
 				      "round b +11.00% [+9.00%, +13.00%] (A/A 0.00%): both clear gain +5.00%");
 	assert_true(v.stable_gain[0] && v.stable_gain[1]);
+	cb_verdict_release(&v);
 }
 
 int main(void)
