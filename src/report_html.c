@@ -7,9 +7,11 @@
 
 #include "classify.h"
 #include "fsutil.h"
+#include "html.h"
 #include "jsonio.h"
 #include "report.h"
-#include "report_html.h"
+#include "report_svg.h"
+#include "report_task.h"
 #include "seal.h"
 
 /* ------------------------------------------------------------------ */
@@ -61,56 +63,6 @@ static const char html_css[] =
 	"table.matrix td.reason{min-width:300px}table.matrix td.verdict{text-align:center;font-weight:700;width:3.5em}\n"
 	"table.rows td.key{max-width:320px;word-break:break-all}table.rows td.clk{white-space:nowrap}\n";
 
-/* Text and attribute values: every character HTML gives a meaning escaped. */
-void cb_html_esc(struct cb_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': cb_buf_adds(b, "&amp;"); break;
-		case '<': cb_buf_adds(b, "&lt;"); break;
-		case '>': cb_buf_adds(b, "&gt;"); break;
-		case '"': cb_buf_adds(b, "&quot;"); break;
-		case '\'': cb_buf_adds(b, "&#39;"); break;
-		default: cb_buf_add(b, s, 1);
-		}
-	}
-}
-
-/* A relative URL path: unreserved characters and '/' kept, the rest
- * percent-encoded (so it needs no HTML escape either). */
-static void h_url(struct cb_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		    strchr("-._~/", ch))
-			cb_buf_add(b, s, 1);
-		else
-			cb_buf_addf(b, "%%%02X", ch);
-	}
-}
-
-/* <a href="PREFIX/rel">text</a> for a file of the run, when it exists. */
-void cb_html_link(struct cb_buf *b, const char *dir, const char *href, const char *rel, const char *text)
-{
-	char *p = cb_path_join(dir, rel);
-
-	if (p && cb_exists(p)) {
-		cb_buf_adds(b, "<a href=\"");
-		h_url(b, href);
-		cb_buf_adds(b, "/");
-		h_url(b, rel);
-		cb_buf_adds(b, "\">");
-		cb_html_esc(b, text);
-		cb_buf_adds(b, "</a>");
-	} else {
-		cb_buf_adds(b, "<span class=\"muted\">");
-		cb_html_esc(b, text);
-		cb_buf_adds(b, " (absent)</span>");
-	}
-	free(p);
-}
-
 /* A JSON value in one line for the header: objects as "key value · ...",
  * arrays joined by ", ", scalars as they are; escaped. */
 static void h_json_inline(struct cb_buf *b, const json_t *j)
@@ -140,12 +92,6 @@ static void h_json_inline(struct cb_buf *b, const json_t *j)
 	} else {
 		cb_buf_adds(b, "<span class=\"muted\">not recorded</span>");
 	}
-}
-
-/* A verdict letter on its colour. */
-void cb_html_badge(struct cb_buf *b, char v)
-{
-	cb_buf_addf(b, "<span class=\"badge v-%c\">%c</span>", v, v);
 }
 
 /* The <style> element: fixed rules, then one rule set per verdict and role
@@ -335,7 +281,7 @@ static void h_matrix(struct cb_buf *b, const struct cb_report *rp)
 		if (t->derived)
 			cb_buf_addf(b, " data-sealed=\"%c\"", t->sealed.verdict);
 		cb_buf_adds(b, "><td><a href=\"#t-");
-		h_url(b, t->sealed.id);
+		cb_html_url(b, t->sealed.id);
 		cb_buf_adds(b, "\">");
 		cb_html_esc(b, t->sealed.id);
 		cb_buf_addf(b, "</a></td><td class=\"verdict v-%c\" title=\"", t->sealed.verdict);

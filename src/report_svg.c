@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
 #include "jsonio.h"
 #include "report.h"
-#include "report_html.h"
+#include "report_svg.h"
 
 /* Forest-plot geometry; the topology plot shares the rows so that the two
  * figures read side by side. */

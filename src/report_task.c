@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "html.h"
 #include "jsonio.h"
 #include "report.h"
-#include "report_html.h"
+#include "report_task.h"
 
 /* Every line of a JSON Lines file as an array of objects (a new
  * reference); name is used in errors. NULL with err filled when the file
