@@ -15,9 +15,9 @@ static const struct {
 } verdicts[] = {
 	{ 'X', "not assessed (harness, timeout, IR)" },
 	{ 'K', "candidate incorrect" },
+	{ 'R', "stable regression" },
 	{ 'B', "no topology reduction" },
 	{ 'G', "stable gain" },
-	{ 'R', "stable regression" },
 	{ 'C', "reduced, speedup not stable" },
 };
 
@@ -48,7 +48,7 @@ int cb_fail_on_parse(const char *s, char set[8], struct cb_err *err)
 		if (*s == ',' || *s == ' ')
 			continue;
 		if (!cb_verdict_known(*s) || n >= sizeof(CB_VERDICTS) - 1)
-			return cb_fail(err, "--fail-on: '%c' is not a verdict (X, K, B, G, R, C)", *s);
+			return cb_fail(err, "--fail-on: '%c' is not a verdict (X, K, R, B, G, C)", *s);
 		if (!strchr(set, *s)) {
 			set[n++] = *s;
 			set[n] = '\0';
@@ -86,15 +86,62 @@ static void set(struct cb_verdict *v, char verdict, const char *code)
 	v->code = code;
 }
 
-/* "+5.23% [+4.90%, +5.61%] (A/A 0.08%)" for one order. */
+int cb_order_stability(const struct cb_facts *f, int o)
+{
+	if (!f->order[o].present)
+		return 0;
+	if (f->order[o].lo >= f->gain && f->order[o].lo > f->order[o].aa_hi)
+		return 1;
+	if (f->order[o].hi <= f->regression && f->order[o].hi < f->order[o].aa_lo)
+		return -1;
+	return 0;
+}
+
+/* "+5.23% [+4.90%, +5.61%] (A/A +0.08% [-0.10%, +0.25%])" for one order,
+ * with the rows left out as throttled when there are any. */
 static void describe_order(const struct cb_facts *f, int o, char *out, size_t cap)
 {
+	int n;
+
 	if (!f->order[o].present) {
 		snprintf(out, cap, "not timed");
 		return;
 	}
-	snprintf(out, cap, "%+.2f%% [%+.2f%%, %+.2f%%] (A/A %.2f%%)", 100 * f->order[o].point,
-		 100 * f->order[o].lo, 100 * f->order[o].hi, 100 * f->order[o].aa);
+	n = snprintf(out, cap, "%+.2f%% [%+.2f%%, %+.2f%%] (A/A %+.2f%% [%+.2f%%, %+.2f%%])",
+		     100 * f->order[o].point, 100 * f->order[o].lo, 100 * f->order[o].hi, 100 * f->order[o].aa,
+		     100 * f->order[o].aa_lo, 100 * f->order[o].aa_hi);
+	if (f->order[o].throttled && n > 0 && (size_t)n < cap)
+		snprintf(out + n, cap - (size_t)n, ", %zu of %zu rows left out as throttled", f->order[o].throttled,
+			 f->order[o].rows + f->order[o].throttled);
+}
+
+/* The R row of the table: a stable regression in both orders, whatever
+ * the topology. */
+static int classify_regression(const struct cb_facts *f, struct cb_verdict *v, const char *a, const char *b)
+{
+	const long long tb = f->topology[CB_ROLE_BASELINE], tk = f->topology[CB_ROLE_CANDIDATE];
+
+	if (!v->stable_regression[CB_ORDER_A] || !v->stable_regression[CB_ORDER_B])
+		return 0;
+	set(v, 'R', "stable-regression");
+	v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: both clear regression %+.2f%% and the A/A band",
+			       tb, tk, a, b, 100 * f->regression);
+	return 1;
+}
+
+/* The B row: no fewer topology ops; a candidate that is stably faster in
+ * both orders all the same says so (faster, but not through fewer ops). */
+static void classify_no_reduction(const struct cb_facts *f, struct cb_verdict *v, const char *a, const char *b)
+{
+	const long long tb = f->topology[CB_ROLE_BASELINE], tk = f->topology[CB_ROLE_CANDIDATE];
+
+	set(v, 'B', "no-reduction");
+	if (v->stable_gain[CB_ORDER_A] && v->stable_gain[CB_ORDER_B])
+		v->reason = cb_strdupf("candidate topology %lld is not below baseline %lld, yet stably faster in both orders "
+				       "(round a %s, round b %s): faster, but not through fewer topology ops",
+				       tk, tb, a, b);
+	else
+		v->reason = cb_strdupf("candidate topology %lld is not below baseline %lld", tk, tb);
 }
 
 void cb_classify(const struct cb_facts *f, struct cb_verdict *v)
@@ -136,10 +183,16 @@ void cb_classify(const struct cb_facts *f, struct cb_verdict *v)
 		v->reason = cb_strdupf("baseline and control pass correctness, the candidate fails");
 		return;
 	}
+	for (o = 0; o < CB_NORDERS; o++) {
+		v->stable_gain[o] = cb_order_stability(f, o) > 0;
+		v->stable_regression[o] = cb_order_stability(f, o) < 0;
+	}
+	describe_order(f, CB_ORDER_A, a, sizeof(a));
+	describe_order(f, CB_ORDER_B, b, sizeof(b));
+	if (classify_regression(f, v, a, b))
+		return;
 	if (!cb_topology_reduced(f)) {
-		set(v, 'B', "no-reduction");
-		v->reason = cb_strdupf("candidate topology %lld is not below baseline %lld",
-			 tk, tb);
+		classify_no_reduction(f, v, a, b);
 		return;
 	}
 	if (!f->order[CB_ORDER_A].present || !f->order[CB_ORDER_B].present) {
@@ -148,21 +201,10 @@ void cb_classify(const struct cb_facts *f, struct cb_verdict *v)
 			 f->order[CB_ORDER_A].present ? "b" : "a");
 		return;
 	}
-	for (o = 0; o < CB_NORDERS; o++) {
-		double mag = fabs(f->order[o].point);
-		v->stable_gain[o] = f->order[o].lo >= f->gain && mag > f->order[o].aa;
-		v->stable_regression[o] = f->order[o].hi <= f->regression && mag > f->order[o].aa;
-	}
-	describe_order(f, CB_ORDER_A, a, sizeof(a));
-	describe_order(f, CB_ORDER_B, b, sizeof(b));
 	if (v->stable_gain[CB_ORDER_A] && v->stable_gain[CB_ORDER_B]) {
 		set(v, 'G', "stable-gain");
-		v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: both clear gain %+.2f%%", tb, tk, a, b,
-			 100 * f->gain);
-	} else if (v->stable_regression[CB_ORDER_A] && v->stable_regression[CB_ORDER_B]) {
-		set(v, 'R', "stable-regression");
-		v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: both clear regression %+.2f%%", tb, tk,
-			 a, b, 100 * f->regression);
+		v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: both clear gain %+.2f%% and the A/A band",
+				       tb, tk, a, b, 100 * f->gain);
 	} else {
 		set(v, 'C', "not-stable");
 		v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: not a stable gain or regression in both orders",

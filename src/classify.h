@@ -2,17 +2,20 @@
  * runner or reaccount gathered. Exactly the spec's table, first match wins:
  *
  *   X  unsupported, timeout, harness failure, replay miss, control mismatch,
- *      unjoinable IR, baseline incorrect (also: control incorrect, and a
- *      reduction without round-b timings)
+ *      unjoinable IR, baseline incorrect, every row throttled (also:
+ *      control incorrect, and a reduction without round-b timings)
  *   K  baseline and control correct, candidate incorrect
+ *   R  correct, stable regression <= regression in both orders, whatever
+ *      the topology
  *   B  correct, candidate topology not below baseline
  *   G  topology below baseline, stable speedup >= gain in both orders
- *   R  topology below baseline, stable regression <= regression in both orders
  *   C  topology below baseline, otherwise
  *
- * A speedup is stable in an order when its whole interval clears the
- * threshold (lo >= gain, or hi <= regression) and its magnitude exceeds the
- * task's A/A deviation in that order (|control vs baseline|). */
+ * A speedup is stable in an order when its whole interval clears both the
+ * threshold and the A/A band of that order (the interval of the control
+ * against the baseline, which compile the same code): a gain when
+ * lo >= gain and lo > the band's hi, a regression when hi <= regression
+ * and hi < the band's lo. */
 #ifndef CB_CLASSIFY_H
 #define CB_CLASSIFY_H
 
@@ -21,7 +24,7 @@
 
 /* The verdict letters in the order of the table above: the classifier's
  * first match wins in this order. */
-#define CB_VERDICTS "XKBGRC"
+#define CB_VERDICTS "XKRBGC"
 
 /* The same letters in the order a reader scans a campaign: what gained
  * first, what could not be assessed last (reports and summaries). */
@@ -45,7 +48,8 @@ enum cb_order { CB_ORDER_A, CB_ORDER_B, CB_NORDERS };
 
 /* What the classifier looks at. harness_code is NULL when every cell and
  * phase ran to completion; otherwise one of "unsupported", "timeout",
- * "harness-failure", "replay-miss", with harness_reason saying where. */
+ * "harness-failure", "replay-miss", "throttled", with harness_reason
+ * saying where. */
 struct cb_facts {
 	const char *harness_code;
 	char *harness_reason;            /* owned; NULL when harness_code is */
@@ -56,7 +60,8 @@ struct cb_facts {
 	struct {
 		int present;                 /* this order was timed */
 		double point, lo, hi;        /* candidate vs baseline */
-		double aa;                   /* |control vs baseline| point estimate */
+		double aa, aa_lo, aa_hi;     /* control vs baseline: the A/A band */
+		size_t rows, throttled;      /* rows compared, rows left out as throttled */
 	} order[CB_NORDERS];
 	double gain, regression;
 };
@@ -76,7 +81,12 @@ void cb_verdict_release(struct cb_verdict *v);
 void cb_facts_release(struct cb_facts *f);
 
 /* Whether the candidate's scoped topology is below the baseline's: the
- * condition for round b and for G, C and R. */
+ * condition for G and C, and one of the two for round b. */
 int cb_topology_reduced(const struct cb_facts *f);
+
+/* Order o of f: 1 for a stable gain, -1 for a stable regression, 0 when
+ * neither or when o was not timed (the rule above). Round a's answer is
+ * the other condition for round b. */
+int cb_order_stability(const struct cb_facts *f, int o);
 
 #endif

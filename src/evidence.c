@@ -34,142 +34,16 @@ int cb_outcome_parse(const char *s, enum cb_outcome *o)
 	return -1;
 }
 
-/* Parse one timing.jsonl line (already NUL-terminated) into row. */
-static int timing_line(const char *line, const char *path, size_t lineno,
-		       struct cb_timing_row *row, struct cb_err *err)
-{
-	json_error_t je;
-	json_t *j = json_loads(line, JSON_REJECT_DUPLICATES, &je), *s, *v;
-	const char *name, *timer, *why;
-	size_t i;
-
-	memset(row, 0, sizeof(*row));
-	if (!j)
-		return cb_fail(err, "%s:%zu: %s", path, lineno, je.text);
-	name = cb_json_str(j, "row");
-	timer = cb_json_str(j, "timer");
-	why = cb_json_str(j, "timer_reason");
-	s = json_object_get(j, "samples_ns");
-	if (!name || !*name || !timer || !why || !json_is_array(s) || json_array_size(s) == 0) {
-		json_decref(j);
-		return cb_fail(err, "%s:%zu: a row needs row, samples_ns (non-empty), timer and timer_reason",
-			       path, lineno);
-	}
-	if (strcmp(timer, "graph") != 0 && strcmp(timer, "direct") != 0) {
-		cb_fail(err, "%s:%zu: timer: expected graph or direct, got '%s'", path, lineno, timer);
-		json_decref(j);
-		return -1;
-	}
-	row->n = json_array_size(s);
-	row->samples = calloc(row->n, sizeof(*row->samples));
-	row->row = strdup(name);
-	row->timer = strdup(timer);
-	row->timer_reason = strdup(why);
-	if (!row->samples || !row->row || !row->timer || !row->timer_reason) {
-		json_decref(j);
-		return cb_fail(err, "%s:%zu: out of memory", path, lineno);
-	}
-	json_array_foreach(s, i, v) {
-		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-			json_decref(j);
-			return cb_fail(err, "%s:%zu: samples_ns[%zu]: expected an integer > 0", path, lineno, i);
-		}
-		row->samples[i] = (int64_t)json_integer_value(v);
-	}
-	json_decref(j);
-	return 0;
-}
-
-static void timing_row_free(struct cb_timing_row *r)
-{
-	free(r->row);
-	free(r->timer);
-	free(r->timer_reason);
-	free(r->samples);
-}
-
-int cb_timing_load(const char *path, struct cb_timing *t, struct cb_err *err)
-{
-	char *buf;
-	size_t len;
-	int rc;
-
-	memset(t, 0, sizeof(*t));
-	if (cb_read_file(path, &buf, &len, err) < 0)
-		return -1;
-	rc = cb_timing_parse(buf, len, path, t, err);
-	free(buf);
-	return rc;
-}
-
-int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_timing *t,
-		    struct cb_err *err)
-{
-	char *buf = strndup(data, len), *p, *nl;
-	size_t lineno = 0, i;
-
-	memset(t, 0, sizeof(*t));
-	if (!buf)
-		return cb_fail(err, "%s: out of memory", path);
-	if (strlen(buf) != len) {
-		free(buf);
-		return cb_fail(err, "%s: a NUL byte in a text file", path);
-	}
-	for (p = buf; *p; p = nl ? nl + 1 : p + strlen(p)) {
-		struct cb_timing_row row, *rows;
-
-		lineno++;
-		nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		if (!*p)
-			continue;
-		if (timing_line(p, path, lineno, &row, err) < 0) {
-			timing_row_free(&row);
-			goto fail;
-		}
-		for (i = 0; i < t->n; i++)
-			if (strcmp(t->rows[i].row, row.row) == 0) {
-				cb_fail(err, "%s:%zu: row '%s' appears twice", path, lineno, row.row);
-				timing_row_free(&row);
-				goto fail;
-			}
-		rows = realloc(t->rows, (t->n + 1) * sizeof(*rows));
-		if (!rows) {
-			timing_row_free(&row);
-			cb_fail(err, "%s: out of memory", path);
-			goto fail;
-		}
-		t->rows = rows;
-		t->rows[t->n++] = row;
-		if (!nl)
-			break;
-	}
-	free(buf);
-	if (t->n == 0)
-		return cb_fail(err, "%s: no timing rows", path);
-	return 0;
-fail:
-	free(buf);
-	cb_timing_release(t);
-	return -1;
-}
-
-void cb_timing_release(struct cb_timing *t)
-{
-	size_t i;
-
-	if (!t)
-		return;
-	for (i = 0; i < t->n; i++)
-		timing_row_free(&t->rows[i]);
-	free(t->rows);
-	memset(t, 0, sizeof(*t));
-}
-
 char *cb_cell_dir(const char *task_dir, enum cb_phase p, const char *cell)
 {
 	return cb_strdupf("%s/cells/%s-%s", task_dir, cb_phase_name(p), cell);
+}
+
+char *cb_session_dir(const char *task_dir, enum cb_phase p, const char *cell, int k)
+{
+	if (k <= 1)
+		return cb_cell_dir(task_dir, p, cell);
+	return cb_strdupf("%s/cells/%s-%s.s%d", task_dir, cb_phase_name(p), cell, k);
 }
 
 /* Read one cell receipt's outcome, and its detail into a fresh string; a
@@ -203,6 +77,73 @@ static void load_outcome(const char *cell_dir, enum cb_outcome *o, char **detail
 	json_decref(j);
 }
 
+/* Round p of cell into ev: its sessions in order, session 1 from the cell
+ * folder, then each later session folder that exists. The first session
+ * that did not pass (or left timing.jsonl unreadable) ends the list, and
+ * its outcome, "session k: " before the detail, is the cell's; otherwise
+ * the cell passed with every session's timing. first_passed tells whether
+ * session 1 passed (its IR is the cell's topology). -1: out of memory. */
+static int load_round(struct cb_task_evidence *ev, const char *task_dir, enum cb_phase p,
+		      const struct cb_cell *cell, int *first_passed)
+{
+	const int o = p == CB_PH_ROUND_A ? CB_ORDER_A : CB_ORDER_B;
+	const enum cb_role r = cell->role;
+	int k;
+
+	for (k = 1;; k++) {
+		char *dir = cb_session_dir(task_dir, p, cell->name, k), *tp = NULL, *detail = NULL;
+		enum cb_outcome out;
+		struct cb_timing *more;
+		struct cb_err e2;
+
+		if (!dir)
+			return -1;
+		if (k > 1 && !cb_is_dir(dir)) {
+			free(dir);
+			return 0;
+		}
+		load_outcome(dir, &out, &detail);
+		if (detail && out == CB_OUT_PASSED) {
+			more = realloc(ev->timing[o][r], (size_t)k * sizeof(*more));
+			tp = cb_path_join(dir, "timing.jsonl");
+			if (more)
+				ev->timing[o][r] = more;
+			if (!more || !tp) {
+				free(detail);
+				free(tp);
+				free(dir);
+				return -1;
+			}
+			if (cb_timing_load(tp, &more[k - 1], &e2) < 0) {
+				out = CB_OUT_MISSING_OUTPUT;
+				free(detail);
+				detail = strdup(e2.msg);
+			} else {
+				ev->nsessions[o][r] = (size_t)k;
+			}
+		}
+		free(tp);
+		free(dir);
+		if (k == 1)
+			*first_passed = out == CB_OUT_PASSED;
+		if (!detail)
+			return -1;
+		if (k == 1 || out != CB_OUT_PASSED) {
+			free(ev->detail[p][r]);
+			ev->outcome[p][r] = out;
+			ev->detail[p][r] = k == 1 ? detail : cb_strdupf("session %d: %s", k, detail);
+			if (k > 1)
+				free(detail);
+			if (!ev->detail[p][r])
+				return -1;
+		} else {
+			free(detail);
+		}
+		if (out != CB_OUT_PASSED)
+			return 0;
+	}
+}
+
 int cb_evidence_load(const char *task_dir, const char *task, const struct cb_manifest *m,
 			     long long floor, const struct cb_ttgir_counts *pre,
 			     struct cb_task_evidence *ev, struct cb_err *err)
@@ -224,32 +165,27 @@ int cb_evidence_load(const char *task_dir, const char *task, const struct cb_man
 			enum cb_role r = cell->role;
 			char *dir = cb_cell_dir(task_dir, (enum cb_phase)p, cell->name);
 			struct cb_err e2;
+			int first_passed = 0, rc;
 
 			if (!dir) {
 				cb_evidence_release(ev);
 				return cb_fail(err, "out of memory");
 			}
-			load_outcome(dir, &ev->outcome[p][r], &ev->detail[p][r]);
-			if (p != CB_PH_CORRECTNESS && ev->outcome[p][r] == CB_OUT_PASSED) {
-				int o = p == CB_PH_ROUND_A ? CB_ORDER_A : CB_ORDER_B;
-				char *tp = cb_path_join(dir, "timing.jsonl");
-				if (!tp || cb_timing_load(tp, &ev->timing[o][r], &e2) < 0) {
-					ev->outcome[p][r] = CB_OUT_MISSING_OUTPUT;
-					free(ev->detail[p][r]);
-					ev->detail[p][r] = strdup(tp ? e2.msg : "out of memory");
-				}
-				free(tp);
+			if (p == CB_PH_CORRECTNESS) {
+				load_outcome(dir, &ev->outcome[p][r], &ev->detail[p][r]);
+				rc = ev->detail[p][r] ? 0 : -1;
+			} else {
+				rc = load_round(ev, task_dir, (enum cb_phase)p, cell, &first_passed);
 			}
-			if (p == CB_PH_ROUND_A && ev->outcome[p][r] == CB_OUT_PASSED) {
+			if (rc == 0 && p == CB_PH_ROUND_A && first_passed) {
 				if (cb_topology_scan_counted(dir, m->topology_op, floor, pre, &ev->topology[r],
 							     &e2) == 0)
 					ev->have_topology[r] = 1;
-				else
-					ev->topology_error[r] = strdup(e2.msg);
+				else if (!(ev->topology_error[r] = strdup(e2.msg)))
+					rc = -1;
 			}
 			free(dir);
-			if (!ev->detail[p][r] || (p == CB_PH_ROUND_A && !ev->have_topology[r] &&
-						  ev->outcome[p][r] == CB_OUT_PASSED && !ev->topology_error[r])) {
+			if (rc < 0) {
 				cb_evidence_release(ev);
 				return cb_fail(err, "out of memory");
 			}
@@ -379,8 +315,12 @@ void cb_evidence_release(struct cb_task_evidence *ev)
 	for (r = 0; r < CB_NROLES; r++) {
 		cb_topology_release(&ev->topology[r]);
 		free(ev->topology_error[r]);
-		for (o = 0; o < CB_NORDERS; o++)
-			cb_timing_release(&ev->timing[o][r]);
+		for (o = 0; o < CB_NORDERS; o++) {
+			size_t k;
+			for (k = 0; k < ev->nsessions[o][r]; k++)
+				cb_timing_release(&ev->timing[o][r][k]);
+			free(ev->timing[o][r]);
+		}
 		for (o = 0; o < CB_NPHASES; o++)
 			free(ev->detail[o][r]);
 	}
@@ -435,59 +375,126 @@ static void find_harness(const struct cb_task_evidence *ev, const struct cb_mani
 	f->harness_code = harness_codes[best];
 }
 
-/* Speedup of cell `other` against the baseline over the baseline's rows,
- * each cell one session (its timing.jsonl). A row missing in one cell, or
- * timed by another timer, is a harness failure, reported through f.
- * Returns 0 when computed. */
-static int order_speedup(const struct cb_task_evidence *ev, const struct cb_manifest *m, int o,
-			 enum cb_role other, const char *seed_tag, struct cb_speedup *sp,
-			 struct cb_facts *f, struct cb_err *err)
-{
-	const struct cb_timing *tb = &ev->timing[o][CB_ROLE_BASELINE], *to = &ev->timing[o][other];
-	size_t slots = tb->n ? tb->n : 1;
-	const char **names = calloc(slots, sizeof(*names));
-	struct cb_samples *sb = calloc(slots, sizeof(*sb)), *so = calloc(slots, sizeof(*so));
-	struct cb_cell_samples bcell = { sb, tb->n, 1 }, ocell = { so, tb->n, 1 };
-	uint64_t seed;
-	size_t i, j;
-	int rc = -1;
+/* The rows one order compares: the baseline's first session gives them
+ * and their order; every session of every cell must have timed each of
+ * them with the same timer. A row found throttled in any session of any
+ * cell is left out of the order (SPEC section 6), in all three cells alike.
+ * at[r][i * nsessions + k] are the samples of row i in session k of role r. */
+struct order_rows {
+	const char **names;                     /* [n] */
+	struct cb_samples *at[CB_NROLES];
+	size_t nsessions[CB_NROLES];
+	size_t n, throttled;
+};
 
-	if (!names || !sb || !so) {
-		cb_fail(err, "out of memory");
-		goto out;
+static void order_rows_release(struct order_rows *rows)
+{
+	int r;
+
+	free(rows->names);
+	for (r = 0; r < CB_NROLES; r++)
+		free(rows->at[r]);
+	memset(rows, 0, sizeof(*rows));
+}
+
+/* A harness failure in f with the given reason (owned; NULL: out of
+ * memory). Returns 1, or -1 with err set when reason is NULL. */
+static int order_fails(struct cb_facts *f, char *reason, struct cb_err *err)
+{
+	if (!reason)
+		return cb_fail(err, "out of memory");
+	f->harness_code = "harness-failure";
+	free(f->harness_reason);
+	f->harness_reason = reason;
+	return 1;
+}
+
+/* " (session k)" for k > 1 (0-based index k - 1 given), "" for the first. */
+static void session_suffix(size_t k, char out[32])
+{
+	if (k)
+		snprintf(out, 32, " (session %zu)", k + 1);
+	else
+		out[0] = '\0';
+}
+
+/* Fill rows for order o. Returns 0 when built, 1 when the rows do not
+ * match across cells and sessions (a harness failure, reported through
+ * f), -1 on failure (out of memory). */
+static int order_rows_build(const struct cb_task_evidence *ev, const struct cb_manifest *m, int o,
+			    struct order_rows *rows, struct cb_facts *f, struct cb_err *err)
+{
+	const struct cb_timing *t1 = &ev->timing[o][CB_ROLE_BASELINE][0];
+	const char *round = o ? "b" : "a";
+	size_t i, k, keep = 0;
+	int r;
+
+	memset(rows, 0, sizeof(*rows));
+	rows->names = calloc(t1->n ? t1->n : 1, sizeof(*rows->names));
+	for (r = 0; r < CB_NROLES; r++) {
+		rows->nsessions[r] = ev->nsessions[o][r];
+		rows->at[r] = calloc(t1->n * rows->nsessions[r] + 1, sizeof(*rows->at[r]));
+		if (!rows->at[r])
+			return cb_fail(err, "out of memory");
 	}
-	if (to->n != tb->n) {
-		f->harness_code = "harness-failure";
-		free(f->harness_reason);
-		f->harness_reason = cb_strdupf("round %s: baseline has %zu timing rows, %s has %zu", o ? "b" : "a",
-					       tb->n, role_cell_name(m, other), to->n);
-		goto out;
-	}
-	for (i = 0; i < tb->n; i++) {
-		for (j = 0; j < to->n; j++)
-			if (strcmp(tb->rows[i].row, to->rows[j].row) == 0)
-				break;
-		if (j == to->n || strcmp(tb->rows[i].timer, to->rows[j].timer) != 0) {
-			f->harness_code = "harness-failure";
-			free(f->harness_reason);
-			f->harness_reason = cb_strdupf(j == to->n ? "round %s: row '%s' is missing in cell %s"
-								  : "round %s: row '%s' is timed differently in cell %s",
-						       o ? "b" : "a", tb->rows[i].row, role_cell_name(m, other));
-			goto out;
+	if (!rows->names)
+		return cb_fail(err, "out of memory");
+	for (r = 0; r < CB_NROLES; r++)
+		for (k = 0; k < rows->nsessions[r]; k++) {
+			const struct cb_timing *t = &ev->timing[o][r][k];
+			char sfx[32];
+
+			session_suffix(k, sfx);
+			if (t->n != t1->n)
+				return order_fails(f, cb_strdupf("round %s: baseline has %zu timing rows, %s%s has %zu",
+								 round, t1->n, role_cell_name(m, r), sfx, t->n),
+						   err);
 		}
-		names[i] = tb->rows[i].row;
-		sb[i] = (struct cb_samples){ tb->rows[i].samples, tb->rows[i].n };
-		so[i] = (struct cb_samples){ to->rows[j].samples, to->rows[j].n };
+	for (i = 0; i < t1->n; i++) {
+		int throttled = 0;
+
+		for (r = 0; r < CB_NROLES; r++)
+			for (k = 0; k < rows->nsessions[r]; k++) {
+				const struct cb_timing *t = &ev->timing[o][r][k];
+				const struct cb_timing_row *row = NULL;
+				size_t j;
+				char sfx[32];
+
+				for (j = 0; j < t->n && !row; j++)
+					if (strcmp(t->rows[j].row, t1->rows[i].row) == 0)
+						row = &t->rows[j];
+				session_suffix(k, sfx);
+				if (!row || strcmp(row->timer, t1->rows[i].timer) != 0)
+					return order_fails(f, cb_strdupf(row ? "round %s: row '%s' is timed differently in cell %s%s"
+									     : "round %s: row '%s' is missing in cell %s%s",
+									 round, t1->rows[i].row, role_cell_name(m, r), sfx),
+							   err);
+				throttled |= row->throttled;
+				rows->at[r][keep * rows->nsessions[r] + k] = (struct cb_samples){ row->samples, row->n };
+			}
+		if (throttled) {
+			rows->throttled++;
+			continue;
+		}
+		rows->names[keep++] = t1->rows[i].row;
 	}
-	if (cb_bootstrap_seed(ev->task, seed_tag, &seed, err) < 0 ||
-	    cb_speedup(names, &bcell, &ocell, m->confidence, seed, CB_BOOTSTRAP_RESAMPLES, sp, err) < 0)
-		goto out;
-	rc = 0;
-out:
-	free(names);
-	free(sb);
-	free(so);
-	return rc;
+	rows->n = keep;
+	return 0;
+}
+
+/* Speedup of role `other` against the baseline over rows, seeded by the
+ * task and seed_tag. */
+static int order_speedup(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+			 const struct order_rows *rows, enum cb_role other, const char *seed_tag,
+			 struct cb_speedup *sp, struct cb_err *err)
+{
+	struct cb_cell_samples base = { rows->at[CB_ROLE_BASELINE], rows->n, rows->nsessions[CB_ROLE_BASELINE] };
+	struct cb_cell_samples oth = { rows->at[other], rows->n, rows->nsessions[other] };
+	uint64_t seed;
+
+	if (cb_bootstrap_seed(ev->task, seed_tag, &seed, err) < 0)
+		return -1;
+	return cb_speedup(rows->names, &base, &oth, m->confidence, seed, CB_BOOTSTRAP_RESAMPLES, sp, err);
 }
 
 /* At most this many reasons are listed for IR that cannot be joined; the
@@ -551,22 +558,40 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 		return 0;
 	for (o = 0; o < CB_NORDERS; o++) {
 		int ph = o == CB_ORDER_A ? CB_PH_ROUND_A : CB_PH_ROUND_B;
+		struct order_rows rows;
+		int rc;
+
 		if (ev->outcome[ph][CB_ROLE_BASELINE] != CB_OUT_PASSED ||
 		    ev->outcome[ph][CB_ROLE_CONTROL] != CB_OUT_PASSED ||
 		    ev->outcome[ph][CB_ROLE_CANDIDATE] != CB_OUT_PASSED)
 			continue;
-		if (order_speedup(ev, m, o, CB_ROLE_CANDIDATE, tags[o][0], &fig->cand[o], f, err) < 0 ||
-		    order_speedup(ev, m, o, CB_ROLE_CONTROL, tags[o][1], &fig->aa[o], f, err) < 0) {
-			if (f->harness_code)
-				return 0;
-			return -1;
+		rc = order_rows_build(ev, m, o, &rows, f, err);
+		if (rc == 0 && rows.n == 0) {
+			f->harness_code = "throttled";
+			free(f->harness_reason);
+			f->harness_reason = cb_strdupf("round %s: every one of its %zu rows ran throttled (below %.0f%% of the "
+						       "maximum SM clock) in some cell and session, measured again or not",
+						       o ? "b" : "a", rows.throttled, 100 * m->throttle_floor);
+			rc = f->harness_reason ? 1 : cb_fail(err, "out of memory");
 		}
-		fig->present[o] = 1;
-		f->order[o].present = 1;
-		f->order[o].point = fig->cand[o].point;
-		f->order[o].lo = fig->cand[o].lo;
-		f->order[o].hi = fig->cand[o].hi;
-		f->order[o].aa = fabs(fig->aa[o].point);
+		if (rc == 0 && (order_speedup(ev, m, &rows, CB_ROLE_CANDIDATE, tags[o][0], &fig->cand[o], err) < 0 ||
+				order_speedup(ev, m, &rows, CB_ROLE_CONTROL, tags[o][1], &fig->aa[o], err) < 0))
+			rc = -1;
+		if (rc == 0) {
+			fig->present[o] = 1;
+			f->order[o].present = 1;
+			f->order[o].point = fig->cand[o].point;
+			f->order[o].lo = fig->cand[o].lo;
+			f->order[o].hi = fig->cand[o].hi;
+			f->order[o].aa = fig->aa[o].point;
+			f->order[o].aa_lo = fig->aa[o].lo;
+			f->order[o].aa_hi = fig->aa[o].hi;
+			f->order[o].rows = rows.n;
+			f->order[o].throttled = rows.throttled;
+		}
+		order_rows_release(&rows);
+		if (rc != 0)
+			return rc < 0 ? -1 : 0;
 	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "manifest.h"
 #include "matrix.h"
 #include "stats.h"
+#include "timing.h"
 #include "topology.h"
 
 /* How one cell's phase ended (recorded in cell.json as "outcome"). */
@@ -30,24 +31,6 @@ enum cb_outcome {
 const char *cb_outcome_name(enum cb_outcome o);
 int cb_outcome_parse(const char *s, enum cb_outcome *o);
 
-/* One benchmark row of one cell. */
-struct cb_timing_row {
-	char *row, *timer, *timer_reason;
-	int64_t *samples;
-	size_t n;
-};
-
-struct cb_timing {
-	struct cb_timing_row *rows;
-	size_t n;
-};
-
-/* Read timing.jsonl (docs/formats.md); errors name file and line. */
-int cb_timing_load(const char *path, struct cb_timing *t, struct cb_err *err);
-int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_timing *t,
-		    struct cb_err *err);
-void cb_timing_release(struct cb_timing *t);
-
 /* Everything about one task, by phase and role. */
 struct cb_task_evidence {
 	char *dir;                                   /* tasks/<id> */
@@ -57,14 +40,20 @@ struct cb_task_evidence {
 	int have_topology[CB_NROLES];                /* round a scanned without error */
 	char *topology_error[CB_NROLES];             /* why round a has no topology (owned), or NULL */
 	struct cb_topology topology[CB_NROLES];      /* round a */
-	struct cb_timing timing[CB_NORDERS][CB_NROLES];
+	struct cb_timing *timing[CB_NORDERS][CB_NROLES];   /* by session, [nsessions] (owned) */
+	size_t nsessions[CB_NORDERS][CB_NROLES];          /* sessions that passed with their timing */
 };
 
-/* Cell folder of a phase and cell: "<task dir>/cells/<phase>-<cell name>". */
+/* Cell folder of a phase and cell: "<task dir>/cells/<phase>-<cell name>";
+ * it holds the cell's first session (its IR and launch index). */
 char *cb_cell_dir(const char *task_dir, enum cb_phase p, const char *cell);
+/* Folder of session k (1-based) of a phase and cell: the cell folder for
+ * k = 1, "<cell folder>.s<k>" for the later sessions of a round. */
+char *cb_session_dir(const char *task_dir, enum cb_phase p, const char *cell, int k);
 
 /* Gather a task's evidence from task_dir (cell receipts, timing.jsonl of
- * rounds a and b, IR of round a at the given floor). Missing or malformed
+ * every session of rounds a and b, IR of round a's first session at the
+ * given floor). Missing or malformed
  * worker output is evidence (an outcome), not an error; -1 only when the
  * task folder itself cannot be read. With pre (see
  * cb_evidence_verify_counting), the count of each .ttgir that pre holds is

@@ -40,6 +40,8 @@ static const struct cb_field timer_fields[] = {
 	{ "warmup_ms", CB_J_INT, 1, 0, NULL, "warm-up per row, ms" },
 	{ "rep_ms", CB_J_INT, 1, 0, NULL, "timed budget per row, ms" },
 	{ "repeats", CB_J_INT, 1, 0, NULL, "samples per row" },
+	{ "sessions", CB_J_INT, 0, 0, NULL, "timed sessions per cell and round, default 3" },
+	{ "throttle_floor", CB_J_NUMBER, 0, 0, NULL, "share of the maximum SM clock below which a row is throttled" },
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
 
@@ -201,6 +203,15 @@ static int check_device_timer_topology(struct cb_manifest *m, struct cb_err *err
 	if (m->repeats < 2)
 		return cb_fail(err, "timer.repeats: must be >= 2 (an interval needs samples), got %lld",
 			       m->repeats);
+	m->sessions = cb_json_int(timer, "sessions", CB_DEFAULT_SESSIONS);
+	if (m->sessions < 2)
+		return cb_fail(err, "timer.sessions: must be >= 2 (the interval needs independent sessions), got %lld",
+			       m->sessions);
+	m->throttle_floor = json_object_get(timer, "throttle_floor")
+				    ? json_number_value(json_object_get(timer, "throttle_floor"))
+				    : CB_DEFAULT_THROTTLE_FLOOR;
+	if (!(m->throttle_floor > 0 && m->throttle_floor <= 1))
+		return cb_fail(err, "timer.throttle_floor: must be in (0, 1], got %g", m->throttle_floor);
 
 	m->topology_op = cb_json_str(topo, "op");
 	if (!m->topology_op)

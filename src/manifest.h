@@ -47,6 +47,11 @@ struct cb_workload {
 };
 
 /* Every string field points into doc, which the manifest owns. */
+/* timer.sessions and timer.throttle_floor when the manifest leaves them out
+ * (SPEC section 3). */
+#define CB_DEFAULT_SESSIONS 3
+#define CB_DEFAULT_THROTTLE_FLOOR 0.9
+
 struct cb_manifest {
 	json_t *doc;
 	char *path;
@@ -57,6 +62,8 @@ struct cb_manifest {
 	const char *backend, *device_name, *device_uuid;
 	const char *timer_kind, *graph_capture;
 	long long warmup_ms, rep_ms, repeats;
+	long long sessions;           /* timer.sessions: timed sessions per cell and round */
+	double throttle_floor;        /* timer.throttle_floor */
 	const char *topology_op;
 	long long launch_floor;
 	struct cb_cell cells[CB_NROLES];   /* in manifest order */

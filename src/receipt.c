@@ -54,11 +54,16 @@ void cb_task_result_release(struct cb_task_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* "graph", "direct" or "mixed" over the baseline's rows of one order. */
+/* "graph", "direct" or "mixed" over the baseline's rows of one order (its
+ * first session; t NULL when it has none: "direct"). */
 static void order_timer(const struct cb_timing *t, char out[8])
 {
 	size_t i, graph = 0;
 
+	if (!t) {
+		snprintf(out, 8, "direct");
+		return;
+	}
 	for (i = 0; i < t->n; i++)
 		graph += strcmp(t->rows[i].timer, "graph") == 0;
 	snprintf(out, 8, "%s", graph == t->n ? "graph" : graph == 0 ? "direct" : "mixed");
@@ -95,9 +100,12 @@ static json_t *topology_json(const struct cb_task_evidence *ev)
 	return t;
 }
 
-static json_t *orders_json(const struct cb_figures *fig, const struct cb_verdict *v,
-			   const struct cb_task_result *res)
+/* Per order: the figures, the A/A band, the stability flags, how many
+ * sessions each cell ran and how many rows were left out as throttled. */
+static json_t *orders_json(const struct cb_task_account *a, const struct cb_task_result *res)
 {
+	const struct cb_figures *fig = &a->fig;
+	const struct cb_verdict *v = &a->v;
 	json_t *orders = json_object();
 	int o;
 
@@ -116,6 +124,12 @@ static json_t *orders_json(const struct cb_figures *fig, const struct cb_verdict
 			"aa_lo_ppm", (json_int_t)cb_ppm(fig->aa[o].lo), "aa_hi_ppm", (json_int_t)cb_ppm(fig->aa[o].hi),
 			"stable_gain", v->stable_gain[o], "stable_regression", v->stable_regression[o],
 			"timer", res->timer[o]));
+		json_object_set_new(json_object_get(orders, name), "sessions", json_pack("{s:I, s:I, s:I}",
+			"baseline", (json_int_t)a->ev.nsessions[o][CB_ROLE_BASELINE],
+			"control", (json_int_t)a->ev.nsessions[o][CB_ROLE_CONTROL],
+			"candidate", (json_int_t)a->ev.nsessions[o][CB_ROLE_CANDIDATE]));
+		json_object_set_new(json_object_get(orders, name), "throttled_rows",
+				    json_integer((json_int_t)a->f.order[o].throttled));
 	}
 	return orders;
 }
@@ -140,12 +154,13 @@ int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct 
 	for (o = 0; o < CB_NORDERS; o++) {
 		if (!a->fig.present[o])
 			continue;
-		order_timer(&ev->timing[o][CB_ROLE_BASELINE], res->timer[o]);
+		order_timer(ev->nsessions[o][CB_ROLE_BASELINE] ? &ev->timing[o][CB_ROLE_BASELINE][0] : NULL,
+			    res->timer[o]);
 		res->present[o] = 1;
 		res->speedup_ppm[o] = cb_ppm(a->fig.cand[o].point);
 		res->lo_ppm[o] = cb_ppm(a->fig.cand[o].lo);
 		res->hi_ppm[o] = cb_ppm(a->fig.cand[o].hi);
-		res->aa_ppm[o] = cb_ppm(a->f.order[o].aa);
+		res->aa_ppm[o] = cb_ppm(fabs(a->f.order[o].aa));
 	}
 	if (!res->id || !res->op || !res->code || !res->reason) {
 		cb_task_result_release(res);
@@ -182,7 +197,7 @@ int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, co
 		"confidence_ppm", (json_int_t)cb_ppm(m->confidence)));
 	json_object_set_new(r, "cells", cells_json(&a->ev, m));
 	json_object_set_new(r, "topology", topology_json(&a->ev));
-	json_object_set_new(r, "orders", orders_json(&a->fig, &a->v, res));
+	json_object_set_new(r, "orders", orders_json(a, res));
 	if (extra)
 		json_object_update(r, (json_t *)extra);
 	path = cb_path_join(task_dir, "task.json");
@@ -225,7 +240,7 @@ int cb_task_result_from_json(const json_t *j, const char *task_json, struct cb_t
 		return cb_fail(err, "%s: schema: expected '%s', got '%s'", task_json, CB_TASK_SCHEMA,
 			       schema ? schema : "(none)");
 	}
-	if (!verdict || strlen(verdict) != 1 || !strchr("XKBGRC", verdict[0]) || !cb_json_str(j, "task") ||
+	if (!verdict || strlen(verdict) != 1 || !cb_verdict_known(verdict[0]) || !cb_json_str(j, "task") ||
 	    !cb_json_str(j, "op") || !cb_json_str(j, "code") || !cb_json_str(j, "reason")) {
 		return cb_fail(err, "%s: not a complete task receipt (task, op, verdict, code, reason)",
 			       task_json);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence.h"
 #include "fsutil.h"
 #include "jsonio.h"
 #include "seal.h"
@@ -59,6 +60,107 @@ int cb_report_has_file(const char *dir, const char *name)
 	return r;
 }
 
+/* Every line of a JSON Lines file as an array of objects (a new
+ * reference); name is used in errors. NULL with err filled when the file
+ * cannot be read or a line is not an object. */
+json_t *cb_report_load_jsonl(const char *path, const char *name, struct cb_err *err)
+{
+	char *buf, *p, *end;
+	size_t len, line = 1;
+	json_t *arr;
+
+	if (cb_read_file(path, &buf, &len, err) < 0)
+		return NULL;
+	arr = json_array();
+	for (p = buf, end = buf + len; p < end; line++) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char where[512];
+		json_t *j;
+
+		snprintf(where, sizeof(where), "%s:%zu", name, line);
+		j = n ? cb_json_load_buf(p, n, where, err) : NULL;
+		if (n && (!j || !json_is_object(j))) {
+			if (j)
+				cb_fail(err, "%s: not a JSON object", where);
+			json_decref(j);
+			json_decref(arr);
+			free(buf);
+			return NULL;
+		}
+		if (j)
+			json_array_append_new(arr, j);
+		p += n + 1;
+	}
+	free(buf);
+	return arr;
+}
+
+/* Fold one timing row's clocks into c: the SM clock sampled while it ran
+ * (runs before sessions recorded it only before and after the row), and
+ * whether it ran throttled. */
+static void fold_clocks(struct cb_report_clocks *c, const json_t *row)
+{
+	const json_t *clk = json_object_get(row, "clocks"), *d = json_object_get(clk, "during");
+	const json_t *th = json_object_get(row, "throttle"), *v;
+	long long lo = cb_json_int(d, "sm_min_mhz", -1), hi = cb_json_int(d, "sm_max_mhz", -1);
+	size_t i;
+
+	if (!d || lo < 0) {
+		long long x = cb_json_int(json_object_get(clk, "before"), "sm_mhz", -1);
+		long long y = cb_json_int(json_object_get(clk, "after"), "sm_mhz", -1);
+		lo = x >= 0 && (y < 0 || x < y) ? x : y;
+		hi = x > y ? x : y;
+	}
+	c->rows++;
+	c->throttled += json_is_true(json_object_get(th, "throttled"));
+	c->retried += cb_json_int(th, "attempts", 1) > 1;
+	json_array_foreach(json_object_get(th, "rested_ms"), i, v)
+		c->rested_ms += json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+	if (lo < 0)
+		return;
+	if (!c->known || lo < c->sm_min)
+		c->sm_min = lo;
+	if (!c->known || hi > c->sm_max)
+		c->sm_max = hi;
+	c->known = 1;
+}
+
+/* The clocks of task t's timed cells, per order and role, from every
+ * session's timing.jsonl; a file that cannot be read is passed over (the
+ * seal and the receipts say what is wrong with a run). */
+static void load_clocks(const struct cb_report *rp, struct cb_report_task *t)
+{
+	const json_t *cells = json_object_get(t->doc, "cells");
+	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
+	int o, r, k;
+
+	for (o = 0; tdir && o < CB_NORDERS; o++)
+		for (r = 0; r < CB_NROLES; r++) {
+			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
+			struct cb_report_clocks *c = &t->clocks[o][r];
+
+			for (k = 1; name; k++) {
+				char *dir = cb_session_dir(tdir, o ? CB_PH_ROUND_B : CB_PH_ROUND_A, name, k);
+				char *path = dir ? cb_path_join(dir, "timing.jsonl") : NULL;
+				struct cb_err e;
+				json_t *rows = path && cb_exists(path) ? cb_report_load_jsonl(path, path, &e) : NULL;
+				const json_t *row;
+				size_t i;
+
+				free(dir);
+				free(path);
+				if (!rows)
+					break;
+				c->sessions++;
+				json_array_foreach(rows, i, row)
+					fold_clocks(c, row);
+				json_decref(rows);
+			}
+		}
+	free(tdir);
+}
+
 /* Read tasks/<id>/task.json of every task the campaign receipt lists. */
 static int load_tasks(struct cb_report *rp, struct cb_err *err)
 {
@@ -86,6 +188,7 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 		free(p);
 		if (rc < 0)
 			return -1;
+		load_clocks(rp, &rp->t[i]);
 		for (r = 0; r < CB_NROLES; r++) {
 			const json_t *tp = json_object_get(json_object_get(rp->t[i].doc, "topology"),
 							   cb_role_name((enum cb_role)r));
@@ -167,7 +270,7 @@ static int attach_derived(struct cb_report *rp, struct cb_err *err)
 		if (!t)
 			return cb_fail(err, "%s/derived.json: tasks[%zu]: task '%s' is not in the run (or listed twice)",
 				       rp->derived_dir, i, id ? id : "(none)");
-		if (!v || strlen(v) != 1 || !strchr("XKBGRC", v[0]) || !cb_json_str(dv, "code") ||
+		if (!v || strlen(v) != 1 || !cb_verdict_known(v[0]) || !cb_json_str(dv, "code") ||
 		    !cb_json_str(dv, "reason"))
 			return cb_fail(err, "%s/derived.json: tasks[%zu]: derived verdict, code and reason are required",
 				       rp->derived_dir, i);

@@ -20,6 +20,15 @@
 #include "caliber.h"
 #include "receipt.h"
 
+/* The clocks of one timed cell in one order, over its sessions' rows:
+ * the SM clock's range while they ran, and how they were paced. */
+struct cb_report_clocks {
+	int known;                      /* some row recorded an SM clock */
+	long long sm_min, sm_max;       /* MHz */
+	size_t sessions, rows, throttled, retried;
+	long long rested_ms;            /* rests before rows, summed */
+};
+
 /* One task: its sealed receipt and, in a derived run, what reaccount made
  * of it. */
 struct cb_report_task {
@@ -34,6 +43,7 @@ struct cb_report_task {
 	const json_t *dexcluded;        /* variants left out at the new floor, per role */
 	int cell_have[CB_NROLES];       /* the topology plot: per cell, the count shown, */
 	long long cell_count[CB_NROLES];/* the sealed one, or the derived at its floor */
+	struct cb_report_clocks clocks[CB_NORDERS][CB_NROLES];
 };
 
 /* Everything a report is written from; zeroed is empty. */
@@ -66,6 +76,10 @@ void cb_report_release(struct cb_report *rp);
 char cb_report_verdict(const struct cb_report_task *t);
 const char *cb_report_code(const struct cb_report_task *t);
 const char *cb_report_reason(const struct cb_report_task *t);
+
+/* A JSON Lines file as an array of its objects; errors name `name` and
+ * the line. */
+json_t *cb_report_load_jsonl(const char *path, const char *name, struct cb_err *err);
 
 /* Whether dir holds the named file. */
 int cb_report_has_file(const char *dir, const char *name);

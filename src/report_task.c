@@ -6,47 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence.h"
 #include "fsutil.h"
 #include "html.h"
 #include "jsonio.h"
 #include "report.h"
 #include "report_task.h"
-
-/* Every line of a JSON Lines file as an array of objects (a new
- * reference); name is used in errors. NULL with err filled when the file
- * cannot be read or a line is not an object. */
-static json_t *load_jsonl(const char *path, const char *name, struct cb_err *err)
-{
-	char *buf, *p, *end;
-	size_t len, line = 1;
-	json_t *arr;
-
-	if (cb_read_file(path, &buf, &len, err) < 0)
-		return NULL;
-	arr = json_array();
-	for (p = buf, end = buf + len; p < end; line++) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char where[512];
-		json_t *j;
-
-		snprintf(where, sizeof(where), "%s:%zu", name, line);
-		j = n ? cb_json_load_buf(p, n, where, err) : NULL;
-		if (n && (!j || !json_is_object(j))) {
-			if (j)
-				cb_fail(err, "%s: not a JSON object", where);
-			json_decref(j);
-			json_decref(arr);
-			free(buf);
-			return NULL;
-		}
-		if (j)
-			json_array_append_new(arr, j);
-		p += n + 1;
-	}
-	free(buf);
-	return arr;
-}
 
 /* qsort order of long long. */
 static int cmp_ll(const void *a, const void *b)
@@ -74,6 +39,33 @@ static size_t row_samples(const json_t *row, long long *out, size_t cap, double 
 	qsort(sorted, n, sizeof(*sorted), cmp_ll);
 	*med = n % 2 ? (double)sorted[n / 2] : ((double)sorted[n / 2 - 1] + (double)sorted[n / 2]) / 2.0;
 	free(sorted);
+	return n;
+}
+
+/* Samples of row key in every session of one cell (rows: the cell's
+ * timing rows, sessions one after another), pooled; the median in *med,
+ * the sessions holding the row in *nsess and the first such entry in
+ * *first. Returns the count. */
+static size_t pooled_samples(const json_t *rows, const char *key, long long *out, size_t cap, double *med,
+			     size_t *nsess, const json_t **first)
+{
+	const json_t *row;
+	json_t *pool = json_pack("{s:[]}", "samples_ns");
+	size_t i, n;
+
+	*nsess = 0;
+	*first = NULL;
+	json_array_foreach(rows, i, row) {
+		const char *k = cb_json_str(row, "row");
+		if (!key || !k || strcmp(k, key) != 0)
+			continue;
+		if (!*first)
+			*first = row;
+		(*nsess)++;
+		json_array_extend(json_object_get(pool, "samples_ns"), json_object_get(row, "samples_ns"));
+	}
+	n = row_samples(pool, out, cap, med);
+	json_decref(pool);
 	return n;
 }
 
@@ -150,31 +142,41 @@ static void h_order_rows(struct cb_buf *b, const struct cb_report *rp, const str
 			 const char *const names[CB_NROLES])
 {
 	enum { MAXS = 4096 };
-	json_t *rows[CB_NROLES] = { NULL };
+	json_t *rows[CB_NROLES] = { NULL }, *keys;
 	long long *s = malloc(MAXS * sizeof(*s));
 	size_t i, any = 0;
 	int r;
 
 	cb_buf_addf(b, "<h4>Round %c</h4>\n", o ? 'b' : 'a');
 	for (r = 0; r < CB_NROLES; r++) {
-		char *rel = cb_strdupf("tasks/%s/cells/%c-%s/timing.jsonl", t->sealed.id, o ? 'b' : 'a', names[r]);
-		char *p = rel ? cb_path_join(rp->root, rel) : NULL;
-		struct cb_err e;
+		int k;
 
-		if (p && cb_exists(p)) {
-			rows[r] = load_jsonl(p, rel, &e);
-			if (!rows[r]) {
+		for (k = 1;; k++) {
+			char *cdir = cb_session_dir("", o ? CB_PH_ROUND_B : CB_PH_ROUND_A, names[r], k);
+			char *rel = cdir ? cb_strdupf("tasks/%s%s/timing.jsonl", t->sealed.id, cdir) : NULL;
+			char *p = rel ? cb_path_join(rp->root, rel) : NULL;
+			struct cb_err e;
+			json_t *more = NULL;
+
+			free(cdir);
+			if (p && cb_exists(p) && !(more = cb_report_load_jsonl(p, rel, &e))) {
 				cb_buf_adds(b, "<p class=\"bad\">");
 				cb_html_esc(b, e.msg);
 				cb_buf_adds(b, "</p>\n");
+			} else if (k == 1 && !more) {
+				cb_buf_adds(b, "<p class=\"muted\">");
+				cb_html_esc(b, rel ? rel : "timing.jsonl");
+				cb_buf_adds(b, ": absent</p>\n");
 			}
-		} else {
-			cb_buf_adds(b, "<p class=\"muted\">");
-			cb_html_esc(b, rel ? rel : "timing.jsonl");
-			cb_buf_adds(b, ": absent</p>\n");
+			free(rel);
+			free(p);
+			if (!more)
+				break;
+			if (!rows[r])
+				rows[r] = json_array();
+			json_array_extend(rows[r], more);
+			json_decref(more);
 		}
-		free(rel);
-		free(p);
 	}
 	if (!s)
 		goto out;
@@ -182,22 +184,23 @@ static void h_order_rows(struct cb_buf *b, const struct cb_report *rp, const str
 		any += json_array_size(rows[r]);
 	if (!any)
 		goto out;
+	keys = rows[0] ? rows[0] : rows[2] ? rows[2] : rows[1];
 	cb_buf_adds(b, "<table class=\"grid rows\"><tr><th>row</th><th>cell</th><th class=\"num\">median</th><th class=\"num\">n</th><th>timer</th><th>clocks</th><th>samples</th></tr>\n");
-	for (i = 0; i < json_array_size(rows[0] ? rows[0] : rows[2] ? rows[2] : rows[1]); i++) {
-		const json_t *base = json_array_get(rows[0] ? rows[0] : rows[2] ? rows[2] : rows[1], i);
+	for (i = 0; i < json_array_size(keys); i++) {
+		const json_t *base = json_array_get(keys, i), *seen;
 		const char *key = cb_json_str(base, "row");
 		const json_t *cell[CB_NROLES];
+		size_t nsess[CB_NROLES], j;
 		double lo = 0, hi = 0, med;
-		int first = 1;
+		int first = 1, again = 0;
+
+		json_array_foreach(keys, j, seen)
+			again |= j < i && key && cb_json_str(seen, "row") && strcmp(cb_json_str(seen, "row"), key) == 0;
+		if (again)
+			continue;   /* a later session's entry of a row already shown */
 
 		for (r = 0; r < CB_NROLES; r++) {
-			size_t k, n;
-			cell[r] = NULL;
-			for (k = 0; key && k < json_array_size(rows[r]) && !cell[r]; k++)
-				if (cb_json_str(json_array_get(rows[r], k), "row") &&
-				    strcmp(cb_json_str(json_array_get(rows[r], k), "row"), key) == 0)
-					cell[r] = json_array_get(rows[r], k);
-			n = cell[r] ? row_samples(cell[r], s, MAXS, &med) : 0;
+			size_t k, n = pooled_samples(rows[r], key, s, MAXS, &med, &nsess[r], &cell[r]);
 			for (k = 0; k < n; k++) {
 				lo = first || (double)s[k] < lo ? (double)s[k] : lo;
 				hi = first || (double)s[k] > hi ? (double)s[k] : hi;
@@ -219,9 +222,12 @@ static void h_order_rows(struct cb_buf *b, const struct cb_report *rp, const str
 				cb_buf_adds(b, "<td colspan=\"5\" class=\"muted\">no such row</td></tr>\n");
 				continue;
 			}
-			n = row_samples(cell[r], s, MAXS, &med);
+			n = pooled_samples(rows[r], key, s, MAXS, &med, &nsess[r], &cell[r]);
 			fmt_clocks(cell[r], clocks, sizeof(clocks));
-			cb_buf_addf(b, "<td class=\"num\">%.3f µs</td><td class=\"num\">%zu</td><td>", med / 1000, n);
+			cb_buf_addf(b, "<td class=\"num\">%.3f µs</td><td class=\"num\">%zu", med / 1000, n);
+			if (nsess[r] > 1)
+				cb_buf_addf(b, " <span class=\"muted\">in %zu sessions</span>", nsess[r]);
+			cb_buf_adds(b, "</td><td>");
 			cb_html_esc(b, cb_json_str(cell[r], "timer") ? cb_json_str(cell[r], "timer") : "?");
 			cb_buf_adds(b, " <span class=\"muted\">");
 			cb_html_esc(b, cb_json_str(cell[r], "timer_reason") ? cb_json_str(cell[r], "timer_reason") : "");
@@ -283,6 +289,29 @@ static void h_outcome(struct cb_buf *b, const json_t *phase)
 		cb_buf_adds(b, "</small>");
 	}
 	cb_buf_adds(b, "</td>");
+}
+
+/* One order's sessions and SM clock range per cell, from the report
+ * model, with rows measured again or left out as throttled flagged. */
+static void h_order_clocks(struct cb_buf *b, const struct cb_report_task *t, int o)
+{
+	int r;
+
+	cb_buf_addf(b, "%zu · ", t->clocks[o][CB_ROLE_BASELINE].sessions);
+	for (r = 0; r < CB_NROLES; r++) {
+		const struct cb_report_clocks *c = &t->clocks[o][r];
+		cb_buf_adds(b, r ? " / " : "");
+		if (!c->known)
+			cb_buf_adds(b, "?");
+		else if (c->sm_min == c->sm_max)
+			cb_buf_addf(b, "%lld", c->sm_min);
+		else
+			cb_buf_addf(b, "%lld–%lld", c->sm_min, c->sm_max);
+		if (c->throttled)
+			cb_buf_addf(b, " <span class=\"bad\">%zu throttled</span>", c->throttled);
+		else if (c->retried)
+			cb_buf_addf(b, " <span class=\"muted\">%zu again</span>", c->retried);
+	}
 }
 
 /* Per task: a <details> with the verdict and its reason, the cells
@@ -380,15 +409,16 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 		}
 		cb_buf_adds(b, "</tr>\n");
 	}
-	cb_buf_adds(b, "</table>\n<h4>Speedup by order</h4>\n<table class=\"grid\"><tr><th>order</th><th class=\"num\">candidate vs baseline</th><th class=\"num\">A/A: control vs baseline</th><th>stable gain</th><th>stable regression</th><th>timer</th><th class=\"num\">rows</th></tr>\n");
+	cb_buf_adds(b, "</table>\n<h4>Speedup by order</h4>\n<table class=\"grid\"><tr><th>order</th><th class=\"num\">candidate vs baseline</th><th class=\"num\">A/A: control vs baseline</th><th>stable gain</th><th>stable regression</th><th>timer</th><th class=\"num\">rows</th><th>sessions · SM MHz (b / c / k)</th></tr>\n");
 	for (o = 0; o < CB_NORDERS; o++) {
 		const json_t *x = json_object_get(orders, o ? "b" : "a");
 		char s[160], a[160], aa_lo[32], aa_hi[32];
 
 		cb_buf_addf(b, "<tr><td>round %c</td>", o ? 'b' : 'a');
 		if (!json_is_true(json_object_get(x, "present"))) {
-			cb_buf_addf(b, "<td colspan=\"6\" class=\"muted\">not timed%s</td></tr>\n",
-				    o ? " (round b runs only when the candidate's topology is below the baseline's)" : "");
+			cb_buf_addf(b, "<td colspan=\"7\" class=\"muted\">not timed%s</td></tr>\n",
+				    o ? " (round b runs when the candidate's topology is below the baseline's or round a "
+					"shows a stable gain or regression)" : "");
 			continue;
 		}
 		cb_report_fmt_order(&t->sealed, o, 1, 0, s, sizeof(s));
@@ -399,7 +429,13 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 			    s, a, aa_lo, aa_hi, json_is_true(json_object_get(x, "stable_gain")) ? "yes" : "no",
 			    json_is_true(json_object_get(x, "stable_regression")) ? "yes" : "no");
 		cb_html_esc(b, t->sealed.timer[o]);
-		cb_buf_addf(b, "</td><td class=\"num\">%lld</td></tr>\n", (long long)cb_json_int(x, "rows", 0));
+		cb_buf_addf(b, "</td><td class=\"num\">%lld", (long long)cb_json_int(x, "rows", 0));
+		if (cb_json_int(x, "throttled_rows", 0))
+			cb_buf_addf(b, " <span class=\"bad\">(%lld left out: throttled)</span>",
+				    (long long)cb_json_int(x, "throttled_rows", 0));
+		cb_buf_adds(b, "</td><td class=\"clk\">");
+		h_order_clocks(b, t, o);
+		cb_buf_adds(b, "</td></tr>\n");
 	}
 	cb_buf_adds(b, "</table>\n");
 	for (o = 0; o < CB_NORDERS; o++) {

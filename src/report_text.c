@@ -217,10 +217,84 @@ static void put_reasons(struct cb_buf *b, const struct cb_report *rp, int md)
 	}
 }
 
-/* The text report: summary lines, the aligned task table, the reasons.
- * rows has room for every task and the header. */
+/* One cell's clocks in one order: "1965-1980" MHz, "1980" when steady,
+ * "?" when unknown; with ", k throttled" when rows were left out. */
+static void fmt_cell_clocks(const struct cb_report_clocks *c, char *out, size_t cap)
+{
+	int n;
+
+	if (!c->known)
+		n = snprintf(out, cap, "?");
+	else if (c->sm_min == c->sm_max)
+		n = snprintf(out, cap, "%lld", c->sm_min);
+	else
+		n = snprintf(out, cap, "%lld-%lld", c->sm_min, c->sm_max);
+	if (c->throttled && n > 0 && (size_t)n < cap)
+		snprintf(out + n, cap - (size_t)n, " (%zu throttled)", c->throttled);
+}
+
+/* Below the reasons: the SM clock while each task's rows ran, per order
+ * and cell (baseline, control, candidate), its sessions, the rows measured
+ * again or left out as throttled, and the rest taken before rows. Nothing
+ * when no row recorded a clock. */
+static void put_clocks(struct cb_buf *b, const struct cb_report *rp, int md)
+{
+	size_t i, shown = 0;
+	int o, r;
+
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+		size_t retried = 0, throttled = 0, at = b->len;
+		long long rested = 0;
+		int known = 0;
+
+		for (o = 0; o < CB_NORDERS; o++)
+			for (r = 0; r < CB_NROLES; r++)
+				known |= t->clocks[o][r].known;
+		if (!known)
+			continue;
+		if (!shown++)
+			cb_buf_adds(b, md ? "\n**Clocks** (SM MHz while the rows ran: baseline / control / candidate)\n\n"
+					  : "\nclocks (SM MHz while the rows ran: baseline / control / candidate):\n");
+		at = b->len;
+		cb_buf_addf(b, md ? "- %s:" : "  %s:", t->sealed.id);
+		for (o = 0; o < CB_NORDERS; o++) {
+			if (!t->clocks[o][CB_ROLE_BASELINE].sessions)
+				continue;
+			cb_buf_addf(b, " round %c %zu session%s ", o ? 'b' : 'a', t->clocks[o][CB_ROLE_BASELINE].sessions,
+				    t->clocks[o][CB_ROLE_BASELINE].sessions == 1 ? "" : "s");
+			for (r = 0; r < CB_NROLES; r++) {
+				char cell[64];
+				fmt_cell_clocks(&t->clocks[o][r], cell, sizeof(cell));
+				cb_buf_addf(b, "%s%s", r ? " / " : "", cell);
+				retried += t->clocks[o][r].retried;
+				throttled += t->clocks[o][r].throttled;
+				rested += t->clocks[o][r].rested_ms;
+			}
+			cb_buf_adds(b, ";");
+		}
+		b->len--;
+		b->data[b->len] = '\0';
+		if (rested)
+			cb_buf_addf(b, "; rested %.1f s", (double)rested / 1000.0);
+		if (retried || throttled)
+			cb_buf_addf(b, "; %zu row%s measured again, %zu left out as throttled", retried,
+				    retried == 1 ? "" : "s", throttled);
+		if (!md && b->len - at > TEXT_WIDTH) {
+			char *line = strdup(b->data + at + 2);
+			b->len = at;
+			b->data[at] = '\0';
+			cb_buf_adds(b, "  ");
+			if (line)
+				put_wrapped(b, 2, line, 4);
+			free(line);
+		}
+		cb_buf_adds(b, "\n");
+	}
+}
+
 /* The text report: summary lines, a table of tasks in columns padded to
- * their widest cell, then the reasons. */
+ * their widest cell, then the reasons and the clocks. */
 static void render_text(struct cb_buf *b, const struct cb_report *rp, struct row *rows)
 {
 	size_t ncol = table_rows(rp, 0, rows), w[NCOL_MAX] = { 0 }, i, c, total = 0;
@@ -245,6 +319,7 @@ static void render_text(struct cb_buf *b, const struct cb_report *rp, struct row
 			else
 				cb_buf_addf(b, "%s\n", rows[i].c[c]);
 	put_reasons(b, rp, 0);
+	put_clocks(b, rp, 0);
 }
 
 /* The Markdown report: the same summary, table and reasons as text, as a
@@ -273,6 +348,7 @@ static void render_md(struct cb_buf *b, const struct cb_report *rp, struct row *
 		cb_buf_adds(b, "\n");
 	}
 	put_reasons(b, rp, 1);
+	put_clocks(b, rp, 1);
 }
 
 

@@ -84,9 +84,9 @@ static void fmt_elapsed(long long ms, char *out, size_t cap)
 
 /* One progress event: a cell started (done = 0) or finished. */
 static void progress(struct runner *rn, size_t i, const char *task, const char *cell,
-		     enum cb_phase p, const char *outcome, long long cell_ms)
+		     enum cb_phase p, int session, const char *outcome, long long cell_ms)
 {
-	char el[32], eta[32] = "?";
+	char el[32], eta[32] = "?", ph[40];
 	long long now = cb_mono_ms() - rn->t0_ms;
 
 	if (rn->progress == PROGRESS_QUIET)
@@ -95,10 +95,15 @@ static void progress(struct runner *rn, size_t i, const char *task, const char *
 		fmt_elapsed(rn->task_ms_sum / (long long)rn->tasks_timed * (long long)(rn->ntasks - i), eta,
 			    sizeof(eta));
 	fmt_elapsed(now, el, sizeof(el));
+	if (p == CB_PH_CORRECTNESS)
+		snprintf(ph, sizeof(ph), "%s", cb_phase_name(p));
+	else
+		snprintf(ph, sizeof(ph), "%s s%d/%lld", cb_phase_name(p), session, rn->ctx.m->sessions);
 	if (rn->progress == PROGRESS_JSON) {
-		json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I}", "event", outcome ? "cell-done" : "cell-start",
-				      "task_index", (json_int_t)i + 1, "tasks", (json_int_t)rn->ntasks, "task", task,
-				      "cell", cell, "phase", cb_phase_name(p), "elapsed_ms", (json_int_t)now);
+		json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:i, s:I}", "event",
+				      outcome ? "cell-done" : "cell-start", "task_index", (json_int_t)i + 1, "tasks",
+				      (json_int_t)rn->ntasks, "task", task, "cell", cell, "phase", cb_phase_name(p),
+				      "session", session, "elapsed_ms", (json_int_t)now);
 		char *s;
 		if (outcome) {
 			json_object_set_new(j, "outcome", json_string(outcome));
@@ -110,10 +115,10 @@ static void progress(struct runner *rn, size_t i, const char *task, const char *
 		json_decref(j);
 	} else if (rn->progress == PROGRESS_LIVE) {
 		printf("\r\033[K[%zu/%zu] %s  cell %s  phase %s  %s  elapsed %s  ETA %s", i + 1, rn->ntasks, task,
-		       cell, cb_phase_name(p), outcome ? outcome : "running", el, eta);
+		       cell, ph, outcome ? outcome : "running", el, eta);
 	} else if (outcome) {
-		printf("[%zu/%zu] %s %s %s: %s (%.1fs, elapsed %s)\n", i + 1, rn->ntasks, task, cell,
-		       cb_phase_name(p), outcome, (double)cell_ms / 1000.0, el);
+		printf("[%zu/%zu] %s %s %s: %s (%.1fs, elapsed %s)\n", i + 1, rn->ntasks, task, cell, ph, outcome,
+		       (double)cell_ms / 1000.0, el);
 	}
 	fflush(stdout);
 }
@@ -127,9 +132,10 @@ static char *task_dir_of(const struct runner *rn, const struct cb_workload *w)
 /* With ctx.warmup_ahead, req (task i, phase p, cell c) names the next
  * request of the same cell that may need compiling, for parallel_warmup to
  * compile on another GPU meanwhile: round a after correctness, the next
- * task's correctness after round a or b, nothing after the last task.
- * Round b reuses round a's arguments, so it is never named. */
-static int add_warmup_next(struct runner *rn, size_t i, int c, enum cb_phase p, json_t *req,
+ * task's correctness after the last session of round a or b, nothing after
+ * the last task. Later sessions and round b reuse round a's arguments, so
+ * they are never named. */
+static int add_warmup_next(struct runner *rn, size_t i, int c, enum cb_phase p, int session, json_t *req,
 			   struct cb_err *err)
 {
 	const json_t *task = json_array_get(rn->tasks, p == CB_PH_CORRECTNESS ? i : i + 1);
@@ -138,23 +144,24 @@ static int add_warmup_next(struct runner *rn, size_t i, int c, enum cb_phase p, 
 	char *dir;
 	int rc;
 
-	if (!rn->ctx.warmup_ahead || !task)
+	if (!rn->ctx.warmup_ahead || !task || (p != CB_PH_CORRECTNESS && session != rn->ctx.m->sessions))
 		return 0;
 	w = &rn->ctx.m->workloads[cb_json_int(task, "workload", 0)];
 	dir = task_dir_of(rn, w);
 	if (!dir)
 		return cb_fail(err, "out of memory");
 	next = cb_worker_request(&rn->ctx, task, w, rn->procs[c].cell,
-				 p == CB_PH_CORRECTNESS ? CB_PH_ROUND_A : CB_PH_CORRECTNESS, dir, err);
+				 p == CB_PH_CORRECTNESS ? CB_PH_ROUND_A : CB_PH_CORRECTNESS, 1, dir, err);
 	rc = next ? cb_worker_request_ahead(req, next, err) : -1;
 	json_decref(next);
 	free(dir);
 	return rc;
 }
 
-/* How long one cell of phase p of workload w is expected to take (ms):
- * the longest cell of that phase in this task so far, else in this run
- * root so far, else the workload's timeout. */
+/* How long one cell (one session of it, in a round) of phase p of
+ * workload w is expected to take (ms): the longest of that phase in this
+ * task so far, else in this run root so far, else the workload's
+ * timeout. */
 static long long cell_estimate(const struct runner *rn, const struct cb_workload *w, enum cb_phase p,
 			       enum basis *basis)
 {
@@ -198,10 +205,11 @@ static void record_time(struct runner *rn, enum cb_phase p, long long ms)
 		rn->run_ms[p] = ms;
 }
 
-/* Run one phase of one task in one cell; outcome filled. Returns 1 without
- * starting it when it would not end by the deadline. */
+/* Run one phase (one session of a round) of one task in one cell; outcome
+ * filled. Returns 1 without starting it when it would not end by the
+ * deadline. */
 static int run_cell(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
-		    int c, enum cb_phase p, const char *task_dir, enum cb_outcome *outcome,
+		    int c, enum cb_phase p, int session, const char *task_dir, enum cb_outcome *outcome,
 		    struct cb_err *err)
 {
 	struct cb_cell_proc *cp = &rn->procs[c];
@@ -211,68 +219,88 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 	char what[256];
 	int rc;
 
-	snprintf(what, sizeof(what), "cell %s of task %s (%s)", cp->cell->name, w->id,
-		 p == CB_PH_CORRECTNESS ? "correctness" : p == CB_PH_ROUND_A ? "round a" : "round b");
+	if (p == CB_PH_CORRECTNESS)
+		snprintf(what, sizeof(what), "cell %s of task %s (correctness)", cp->cell->name, w->id);
+	else
+		snprintf(what, sizeof(what), "cell %s of task %s (round %s, session %d of %lld)", cp->cell->name,
+			 w->id, cb_phase_name(p), session, rn->ctx.m->sessions);
 	need = cell_estimate(rn, w, p, &basis);
 	if (!fits(rn, need, basis, what))
 		return 1;
-	req = cb_worker_request(&rn->ctx, task, w, cp->cell, p, task_dir, err);
+	req = cb_worker_request(&rn->ctx, task, w, cp->cell, p, session, task_dir, err);
 	if (!req)
 		return -1;
-	if (add_warmup_next(rn, i, c, p, req, err) < 0) {
+	if (add_warmup_next(rn, i, c, p, session, req, err) < 0) {
 		json_decref(req);
 		return -1;
 	}
 	t = cb_mono_ms();
-	progress(rn, i, w->id, cp->cell->name, p, NULL, 0);
+	progress(rn, i, w->id, cp->cell->name, p, session, NULL, 0);
 	rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, outcome, err);
 	json_decref(req);
 	if (rc == 0) {
 		record_time(rn, p, cb_mono_ms() - t);
-		progress(rn, i, w->id, cp->cell->name, p, cb_outcome_name(*outcome), cb_mono_ms() - t);
+		progress(rn, i, w->id, cp->cell->name, p, session, cb_outcome_name(*outcome), cb_mono_ms() - t);
 	}
 	return rc;
 }
 
+/* Run round p of one task: timer.sessions sessions of every cell,
+ * interleaved (cells in manifest order for round a, reversed for round b,
+ * then again), so that slow drift of the device spreads over all cells. A
+ * cell whose session did not pass runs no later session of the round (its
+ * task is X already). Returns as run_cell. */
+static int run_round(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
+		     enum cb_phase p, const char *task_dir, struct cb_err *err)
+{
+	int failed[CB_NROLES] = { 0 }, s, k, rc;
+
+	for (s = 1; s <= rn->ctx.m->sessions; s++)
+		for (k = 0; k < CB_NROLES; k++) {
+			int c = p == CB_PH_ROUND_B ? CB_NROLES - 1 - k : k;
+			enum cb_outcome o;
+
+			if (failed[c])
+				continue;
+			if ((rc = run_cell(rn, i, task, w, c, p, s, task_dir, &o, err)) != 0)
+				return rc;
+			failed[c] = o != CB_OUT_PASSED;
+		}
+	return 0;
+}
+
 /* Whether the whole of task w (correctness and round a in every cell;
- * round b is checked when it comes) ends by the deadline. */
+ * every session; round b is checked when it comes) ends by the
+ * deadline. */
 static int task_fits(struct runner *rn, const struct cb_workload *w)
 {
 	enum basis bc, ba, basis;
 	long long need = CB_NROLES * cell_estimate(rn, w, CB_PH_CORRECTNESS, &bc);
 	char what[256];
 
-	need += CB_NROLES * cell_estimate(rn, w, CB_PH_ROUND_A, &ba);
+	need += CB_NROLES * rn->ctx.m->sessions * cell_estimate(rn, w, CB_PH_ROUND_A, &ba);
 	basis = bc == BASIS_BUDGET || ba == BASIS_BUDGET ? BASIS_BUDGET : BASIS_RUN;
 	snprintf(what, sizeof(what), "task %s", w->id);
 	return fits(rn, need, basis, what);
 }
 
-/* Round b is run only when the candidate's round-a topology (at the run's
- * floor) is below the baseline's, both joined. */
-static int wants_round_b(struct runner *rn, const char *task_dir)
+/* Round b is run when the candidate's round-a topology (at the run's
+ * floor) is below the baseline's, or when round a already shows a stable
+ * gain or regression (SPEC section 6): the task accounted as it stands,
+ * by the code that will classify it. */
+static int wants_round_b(struct runner *rn, const struct cb_workload *w, const char *task_dir,
+			 struct cb_err *err)
 {
 	const struct cb_manifest *m = rn->ctx.m;
-	long long counts[2];
-	int k;
+	struct cb_task_account acc;
+	int want;
 
-	for (k = 0; k < 2; k++) {
-		enum cb_role r = k ? CB_ROLE_CANDIDATE : CB_ROLE_BASELINE;
-		char *dir = cb_cell_dir(task_dir, CB_PH_ROUND_A, cb_manifest_cell(m, r)->name);
-		struct cb_topology t;
-		struct cb_err err;
-		int ok = dir && cb_topology_scan(dir, m->topology_op, m->launch_floor, &t, &err) == 0;
-
-		free(dir);
-		if (!ok)
-			return 0;
-		ok = t.joinable;
-		counts[k] = t.scoped;
-		cb_topology_release(&t);
-		if (!ok)
-			return 0;
-	}
-	return counts[1] < counts[0];
+	if (cb_task_account(task_dir, w->id, m, m->launch_floor, NULL, &acc, err) < 0)
+		return -1;
+	want = !acc.f.harness_code &&
+	       ((acc.f.joinable && cb_topology_reduced(&acc.f)) || cb_order_stability(&acc.f, CB_ORDER_A) != 0);
+	cb_task_account_release(&acc);
+	return want;
 }
 
 /* Run one task into its folder and write its receipt. Returns 1 when the
@@ -301,15 +329,14 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	if (!dir || cb_mkdir_p(dir, 0755, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
-		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, dir, &o, err)) != 0)
+		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, 1, dir, &o, err)) != 0)
 			goto out;
-	for (c = 0; c < CB_NROLES; c++)
-		if ((rc = run_cell(rn, i, task, w, c, CB_PH_ROUND_A, dir, &o, err)) != 0)
-			goto out;
-	if (wants_round_b(rn, dir))
-		for (c = CB_NROLES - 1; c >= 0; c--)
-			if ((rc = run_cell(rn, i, task, w, c, CB_PH_ROUND_B, dir, &o, err)) != 0)
-				goto out;
+	if ((rc = run_round(rn, i, task, w, CB_PH_ROUND_A, dir, err)) != 0)
+		goto out;
+	if ((rc = wants_round_b(rn, w, dir, err)) < 0)
+		goto out;
+	if (rc && (rc = run_round(rn, i, task, w, CB_PH_ROUND_B, dir, err)) != 0)
+		goto out;
 	rc = -1;
 	cb_now_utc(finished);
 	extra = json_pack("{s:s, s:s, s:I}", "started", started, "finished", finished, "wall_ns",

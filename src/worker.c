@@ -183,13 +183,13 @@ static char *dtypes_of(const struct cb_workload *w)
 
 json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
 			  const struct cb_workload *w, const struct cb_cell *cell, enum cb_phase p,
-			  const char *task_dir, struct cb_err *err)
+			  int session, const char *task_dir, struct cb_err *err)
 {
 	const struct cb_cell *base = cb_manifest_cell(ctx->m, CB_ROLE_BASELINE);
-	const int record = cell->role == CB_ROLE_BASELINE && p != CB_PH_ROUND_B;
-	char *dir = cb_cell_dir(task_dir, p, cell->name);
+	const int record = cell->role == CB_ROLE_BASELINE && p != CB_PH_ROUND_B && session == 1;
+	char *dir = cb_session_dir(task_dir, p, cell->name, session);
 	char *rdir = cb_cell_dir(task_dir, p == CB_PH_CORRECTNESS ? CB_PH_CORRECTNESS : CB_PH_ROUND_A, base->name);
-	char *afile = NULL, *dt = dtypes_of(w), *shapes = NULL, *timer = NULL;
+	char *afile = NULL, *dt = dtypes_of(w), *shapes = NULL, *timer = NULL, sess[24];
 	const char **args = cb_matrix_args(task, p == CB_PH_CORRECTNESS ? "correctness_args" : "benchmark_args");
 	json_t *argv = json_pack("[s, s, s]", "-q", "-p", "no:cacheprovider"), *env, *req = NULL;
 	size_t i;
@@ -207,13 +207,15 @@ json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
 	}
 	for (i = 0; args[i]; i++)
 		json_array_append_new(argv, json_string(args[i]));
-	env = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+	snprintf(sess, sizeof(sess), "%d", session);
+	env = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
 			"CALIBER_CELL_DIR", dir, "CALIBER_TASK", w->id, "CALIBER_CELL", cell->name,
 			"CALIBER_ROLE", cb_role_name(cell->role), "CALIBER_PHASE", cb_phase_name(p),
+			"CALIBER_SESSION", sess,
 			"CALIBER_AUTOTUNE_MODE", record ? "record" : "replay", "CALIBER_AUTOTUNE_FILE", afile,
 			"CALIBER_DTYPES", dt, "CALIBER_SHAPES", shapes, "CALIBER_TIMER", timer);
-	req = json_pack("{s:o, s:s, s:s, s:o, s:s, s:s}", "argv", argv, "cell", cell->name, "dir", dir,
-			"env", env, "phase", cb_phase_name(p), "task", w->id);
+	req = json_pack("{s:o, s:s, s:s, s:o, s:s, s:i, s:s}", "argv", argv, "cell", cell->name, "dir", dir,
+			"env", env, "phase", cb_phase_name(p), "session", session, "task", w->id);
 	argv = NULL;
 	if (!req)
 		cb_fail(err, "request: out of memory");
@@ -551,6 +553,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	json_object_set_new(r, "cell", json_string(cp->cell->name));
 	json_object_set_new(r, "role", json_string(cb_role_name(cp->cell->role)));
 	json_object_set_new(r, "phase", json_string(cb_phase_name(p)));
+	json_object_set_new(r, "session", json_integer(cb_json_int(request, "session", 1)));
 	json_object_set_new(r, "argv", json_deep_copy(json_object_get(request, "argv")));
 	json_object_set_new(r, "env", json_deep_copy(json_object_get(request, "env")));
 	json_object_set_new(r, "worker", json_pack("{s:o, s:s, s:I, s:b, s:O}",

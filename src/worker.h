@@ -80,11 +80,14 @@ struct cb_cell_proc {
 int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, const char *dir,
 		  struct cb_env *env, json_t **overlay, struct cb_err *err);
 
-/* The request of one task, phase and cell (docs/formats.md): pytest argv
- * with -p for every planned plugin, and the per-request environment. */
+/* The request of one task, phase, cell and session (docs/formats.md):
+ * pytest argv with -p for every planned plugin, and the per-request
+ * environment. Session 1 of the baseline's correctness and round a records
+ * autotune decisions; every other request replays them. Correctness has
+ * one session. */
 json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
 			  const struct cb_workload *w, const struct cb_cell *cell, enum cb_phase p,
-			  const char *task_dir, struct cb_err *err);
+			  int session, const char *task_dir, struct cb_err *err);
 
 /* Put CALIBER_WARMUP_NEXT into req's env (docs/formats.md): next, the
  * request of the same cell that comes after req and may need compiling, as

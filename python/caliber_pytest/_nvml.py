@@ -73,3 +73,61 @@ def index(h):
         return int(lib.nvmlDeviceGetIndex(h))
     except Exception:
         return None
+
+
+# NVML's clock-event (throttle) reasons that slow the SM for power or heat;
+# GpuIdle (0x1), the application clock setting (0x2) and sync boost (0x10)
+# are not throttling.
+SW_POWER_CAP = 0x4
+HW_SLOWDOWN = 0x8
+SW_THERMAL = 0x20
+HW_THERMAL = 0x40
+HW_POWER_BRAKE = 0x80
+THROTTLE_MASK = SW_POWER_CAP | HW_SLOWDOWN | SW_THERMAL | HW_THERMAL | HW_POWER_BRAKE
+GPU_IDLE = 0x1
+
+
+def max_sm_mhz(h):
+    """The device's maximum SM clock (MHz), or None."""
+    lib = _lib()
+    if lib is None or h is None:
+        return None
+    try:
+        return int(lib.nvmlDeviceGetMaxClockInfo(h, lib.NVML_CLOCK_SM))
+    except Exception:
+        return None
+
+
+def reasons(h):
+    """The current clock-event reasons as a bit mask, or None (older
+    nvidia-ml-py names them throttle reasons)."""
+    lib = _lib()
+    if lib is None or h is None:
+        return None
+    for name in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"):
+        call = getattr(lib, name, None)
+        if call is None:
+            continue
+        try:
+            return int(call(h))
+        except Exception:
+            return None
+    return None
+
+
+def power_share(h):
+    """Power drawn now as a share of the enforced limit (NVML averages it
+    over about a second), or None."""
+    lib = _lib()
+    if lib is None or h is None:
+        return None
+    try:
+        return lib.nvmlDeviceGetPowerUsage(h) / lib.nvmlDeviceGetEnforcedPowerLimit(h)
+    except Exception:
+        return None
+
+
+def sample(h):
+    """(sm_mhz, reasons) now; either may be None."""
+    c = clocks(h)
+    return (c["sm_mhz"] if c else None), reasons(h)

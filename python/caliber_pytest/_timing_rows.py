@@ -6,6 +6,7 @@ from ._common import check_integers, dtype_name
 
 # Used when CALIBER_TIMER is absent (a benchmark run by hand, outside caliber).
 DEFAULT_TIMER = {"warmup_ms": 25, "rep_ms": 100, "repeats": 10}
+DEFAULT_THROTTLE_FLOOR = 0.9  # the manifest's timer.throttle_floor when it leaves it out
 MAX_CALLS = 5000  # bound on calls per repetition, so a graph never holds more launches
 WARMUP_CALLS = 3  # direct calls before anything is timed: compile, then warm
 
@@ -22,6 +23,10 @@ def parse_timer(text):
             raise ValueError(f"CALIBER_TIMER.{key}: {value!r} is not a valid integer")
         out[key] = value
     out["graph_capture"] = timer.get("graph_capture", "auto")
+    floor = timer.get("throttle_floor", DEFAULT_THROTTLE_FLOOR)
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 < floor <= 1:
+        raise ValueError(f"CALIBER_TIMER.throttle_floor: {floor!r} is not a share in (0, 1]")
+    out["throttle_floor"] = float(floor)
     return out
 
 
@@ -57,14 +62,16 @@ def row_id(nodeid, label):
 
 
 def make_row(nodeid, label, samples, timer, timer_reason, n_calls, shape=None, dtype=None,
-             clocks_before=None, clocks_after=None, extra=None):
-    """One timing.jsonl object; raises ValueError if anything but integers would be written."""
+             clocks_before=None, clocks_after=None, clocks_during=None, throttle=None, extra=None):
+    """One timing.jsonl object; raises ValueError if anything but integers would be written.
+    clocks_during is what the clock sampler saw while the row ran, throttle
+    how the row was paced and whether it ran throttled (docs/formats.md)."""
     if timer not in ("graph", "direct"):
         raise ValueError(f"timer must be graph or direct, not {timer!r}")
     if not samples or not all(isinstance(s, int) and s >= 0 for s in samples):
         raise ValueError(f"samples_ns must be non-negative integers: {samples!r}")
     row = {
-        "clocks": {"after": clocks_after, "before": clocks_before},
+        "clocks": {"after": clocks_after, "before": clocks_before, "during": clocks_during},
         "dtype": dtype_name(dtype),
         "n_calls": int(n_calls),
         "row": row_id(nodeid, label),
@@ -73,6 +80,8 @@ def make_row(nodeid, label, samples, timer, timer_reason, n_calls, shape=None, d
         "timer": timer,
         "timer_reason": timer_reason,
     }
+    if throttle is not None:
+        row["throttle"] = throttle
     if extra is not None:
         row["extra"] = extra
     check_integers(row, "timing row")

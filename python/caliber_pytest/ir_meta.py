@@ -5,8 +5,10 @@ variant (its cache hash); launch_enter_hook tells which function each launch
 runs. Joining the two gives, per variant, the launches of this request, split
 into launches made while the autotuner benchmarks (tuning_launches) and the
 rest. At the end of the request each variant's .ttgir and .json are copied to
-<cell dir>/ir/<variant>/ and ir/index.tsv is written. Launches inside a CUDA
-graph capture are counted when captured, not when replayed."""
+<cell dir>/ir/<variant>/ and ir/index.tsv is written; a later timed session
+of a round (CALIBER_SESSION above 1) writes the index only, since the cell's
+topology is its first session's and the IR would repeat it. Launches inside
+a CUDA graph capture are counted when captured, not when replayed."""
 
 import os
 import shutil
@@ -118,7 +120,8 @@ def pytest_sessionfinish(session, exitstatus):
         return
     ir_dir = os.path.join(state.cell_dir, "ir")
     os.makedirs(ir_dir, exist_ok=True)
-    for variant in state.counts.variants():
+    later_session = os.environ.get("CALIBER_SESSION", "1") != "1"
+    for variant in [] if later_session else state.counts.variants():
         loaded = state.seen[variant]
         for filename in _copy_ir(loaded, os.path.join(ir_dir, variant)):
             print(f"caliber_pytest.{PLUGIN}: warning: {variant}/{filename} is not in the Triton cache")

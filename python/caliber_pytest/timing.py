@@ -6,16 +6,21 @@ warm-up, so the measured kernels have more than one launch), then for the
 warm-up time. With CALIBER_GRAPH_CAPTURE=1, n_calls calls are captured in one
 CUDA graph and `repeats` replays are timed with CUDA events; otherwise (or when
 capture fails) `repeats` loops of n_calls direct calls are timed the same way.
-n_calls is chosen so one repetition lasts about rep_ms / repeats. Each row,
-with the timer used, why, and the SM/memory clocks around it, is appended to
-<cell dir>/timing.jsonl. Other plugins time a row with measure(config, ...),
-config being the request's pytest config (compat does)."""
+n_calls is chosen so one repetition lasts about rep_ms / repeats. Before
+each row the device is rested until it is cool (_clocks.pace), and the SM
+clock is sampled while the row runs; a row that ran below throttle_floor of
+the maximum SM clock is measured again after a rest, and marked throttled
+when it still is (the runner's accounting leaves it out). Each row, with the
+timer used, why, the clocks around and during it and how it was paced, is
+appended to <cell dir>/timing.jsonl. Other plugins time a row with
+measure(config, ...), config being the request's pytest config (compat
+does)."""
 
 import os
 
 import pytest
 
-from . import _nvml, _timing_rows
+from . import _clocks, _nvml, _timing_rows
 from ._common import (append_line, drop_request_state, dtype_name, dumps_line, request_state, require_env,
                       usage_error)
 
@@ -34,6 +39,8 @@ class _State:
         self.torch = torch
         self.rows = set()
         self.nvml = _nvml.handle(_nvml.device_uuid(torch.cuda.get_device_properties(0)))
+        top = _nvml.max_sm_mhz(self.nvml)
+        self.floor_mhz = int(top * timer["throttle_floor"]) if top else None
 
 
 # This request's _State lives in its config.stash under STATE, from pytest_configure to pytest_unconfigure.
@@ -107,28 +114,14 @@ def _capture(torch, fn, n_calls):
     return graph
 
 
-def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
-    """Time fn as one benchmark row of the request whose pytest config is config,
-    append the row to its timing.jsonl and return it."""
-    state = request_state(config, STATE)
-    if state is None:
-        raise RuntimeError(f"caliber_pytest.{PLUGIN} is not configured in this session")
+def _attempt(state, fn):
+    """One pass over a row: warm-up and sizing, then timed with the clock
+    sampled; a dict of kind, reason, elapsed (ms), n_calls and the clocks
+    before, after and during."""
     torch, timer = state.torch, state.timer
-    key = _timing_rows.row_id(nodeid, label)
-    if key in state.rows:
-        raise ValueError(f"caliber_pytest.{PLUGIN}: row {key} is timed twice in one request")
-    state.rows.add(key)
-
-    for _ in range(_timing_rows.WARMUP_CALLS):
-        fn()
-    torch.cuda.synchronize()
-    estimate_ms = _event_times(torch, 1, _calls(fn, ESTIMATE_CALLS))[0] / ESTIMATE_CALLS
-    if timer["warmup_ms"]:
-        for _ in range(_timing_rows.choose_calls(estimate_ms, timer["warmup_ms"])):
-            fn()
-    n_calls = _timing_rows.choose_calls(estimate_ms, timer["rep_ms"] / timer["repeats"])
-
+    n_calls = _warm(state, fn)
     clocks_before = _nvml.clocks(state.nvml)
+    sampler = _clocks.Sampler(state.nvml).start()
     kind, reason, elapsed = "direct", state.reason, None
     if state.use_graph:
         try:
@@ -141,11 +134,50 @@ def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
             reason = f"capture failed: {type(e).__name__}: {e}".replace("\n", " ")
     if elapsed is None:
         elapsed = _event_times(torch, timer["repeats"], _calls(fn, n_calls))
-    clocks_after = _nvml.clocks(state.nvml)
+    during = sampler.stop()
+    return {"after": _nvml.clocks(state.nvml), "before": clocks_before, "during": during, "elapsed": elapsed,
+            "kind": kind, "n_calls": n_calls, "reason": reason}
 
-    row = _timing_rows.make_row(nodeid, label, _timing_rows.samples_ns(elapsed, n_calls), kind, reason, n_calls,
-                                shape=shape, dtype=dtype_name(dtype), clocks_before=clocks_before,
-                                clocks_after=clocks_after, extra=extra)
+
+def _warm(state, fn):
+    """Compile and warm fn, then size it: calls per repetition."""
+    torch, timer = state.torch, state.timer
+    for _ in range(_timing_rows.WARMUP_CALLS):
+        fn()
+    torch.cuda.synchronize()
+    estimate_ms = _event_times(torch, 1, _calls(fn, ESTIMATE_CALLS))[0] / ESTIMATE_CALLS
+    if timer["warmup_ms"]:
+        for _ in range(_timing_rows.choose_calls(estimate_ms, timer["warmup_ms"])):
+            fn()
+    return _timing_rows.choose_calls(estimate_ms, timer["rep_ms"] / timer["repeats"])
+
+
+def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
+    """Time fn as one benchmark row of the request whose pytest config is config,
+    append the row to its timing.jsonl and return it: rested first, measured
+    again after a longer rest when it ran throttled."""
+    state = request_state(config, STATE)
+    if state is None:
+        raise RuntimeError(f"caliber_pytest.{PLUGIN} is not configured in this session")
+    key = _timing_rows.row_id(nodeid, label)
+    if key in state.rows:
+        raise ValueError(f"caliber_pytest.{PLUGIN}: row {key} is timed twice in one request")
+    state.rows.add(key)
+
+    rests = [_clocks.pace(state.nvml)]
+    attempts = [_attempt(state, fn)]
+    if _clocks.throttled(attempts[-1]["during"], state.floor_mhz):
+        rests.append(_clocks.pace(state.nvml, _clocks.RETRY_REST_S))
+        attempts.append(_attempt(state, fn))
+    last = attempts[-1]
+    throttle = {"attempts": len(attempts), "floor_mhz": state.floor_mhz,
+                "first_sm_min_mhz": attempts[0]["during"]["sm_min_mhz"] if attempts[0]["during"] else None,
+                "rested_ms": [r["ms"] for r in rests], "rested_cool": [r["cool"] for r in rests],
+                "throttled": _clocks.throttled(last["during"], state.floor_mhz)}
+    row = _timing_rows.make_row(nodeid, label, _timing_rows.samples_ns(last["elapsed"], last["n_calls"]),
+                                last["kind"], last["reason"], last["n_calls"], shape=shape, dtype=dtype_name(dtype),
+                                clocks_before=last["before"], clocks_after=last["after"],
+                                clocks_during=last["during"], throttle=throttle, extra=extra)
     append_line(state.path, dumps_line(row))
     return row
 

@@ -15,7 +15,8 @@ static const char worker_about[] =
 	"Run one phase of one task in one cell by hand, exactly as `caliber run`\n"
 	"does: the cell's clean environment with fresh private caches, the plugin\n"
 	"plan of the backend (refused when empty), the task's pytest selection, and\n"
-	"the cell receipt. Writes <out>/cells/<phase>-<cell>/ and prints its outcome.\n"
+	"the cell receipt. Writes <out>/cells/<phase>-<cell>/ (session 1) or\n"
+	"<out>/cells/<phase>-<cell>.s<k>/ (--session k) and prints its outcome.\n"
 	"No preflight runs; for a campaign use `caliber run`.";
 
 int cmd_worker(int argc, char **argv, struct cb_err *err)
@@ -27,6 +28,7 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 	const char *manifest = NULL, *matrix = NULL, *task_id = NULL, *cell = NULL, *phase = NULL;
 	const char *corpus = NULL, *build_root = NULL, *out = NULL, *worker = NULL, *backends = NULL;
 	const char *device = NULL, *python = "python3";
+	long long session = 1;
 	const json_t *task = NULL, *t;
 	json_t *mx = NULL, *req = NULL;
 	enum cb_outcome outcome;
@@ -39,6 +41,7 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		{ "task", CB_OPT_STR, &task_id, "ID", "task id (required)" },
 		{ "cell", CB_OPT_STR, &cell, "NAME", "cell name (required)" },
 		{ "phase", CB_OPT_STR, &phase, "correctness|a|b", "phase (required)" },
+		{ "session", CB_OPT_INT, &session, "K", "timed session of a round, 1 (default) to timer.sessions" },
 		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root (required)" },
 		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the compiler's root (required)" },
 		{ "out", CB_OPT_PATH, &out, "DIR", "the task folder to write into (required)" },
@@ -72,7 +75,15 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(backends, m.backend, &backend, err) < 0 ||
+	if (cb_manifest_load(manifest, &m, err) < 0)
+		goto out;
+	if (session < 1 || session > (p == CB_PH_CORRECTNESS ? 1 : m.sessions)) {
+		cb_fail(err, "--session: expected 1 to %lld for phase %s, got %lld",
+			p == CB_PH_CORRECTNESS ? 1 : m.sessions, phase, session);
+		rc = CB_EXIT_USAGE;
+		goto out;
+	}
+	if (cb_backend_load(backends, m.backend, &backend, err) < 0 || cb_backend_load(backends, m.backend, &backend, err) < 0 ||
 	    !(mx = cb_matrix_load_bound(matrix, &m, err)))
 		goto out;
 	json_array_foreach(json_object_get(mx, "tasks"), i, t)
@@ -94,7 +105,7 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	req = cb_worker_request(&ctx, task, &m.workloads[cb_json_int(task, "workload", 0)], cp.cell,
-				(enum cb_phase)p, out, err);
+				(enum cb_phase)p, (int)session, out, err);
 	if (!req || cb_cell_run(&ctx, &cp, req, task_id, (enum cb_phase)p, cb_json_int(task, "timeout_s", 60),
 				&outcome, err) < 0)
 		goto out;

@@ -73,6 +73,41 @@ test_expect_success 'a cell keeps one worker process across tasks; --isolate tas
 	cmp p/matrix.csv i/matrix.csv
 '
 
+test_expect_success 'timed sessions: three per cell and round, interleaved ABC ABC ABC, each in its own folder' '
+	eval "$setup" && make_frozen &&
+	run canary out --worker "python3 $W/replay.py $D" >stdout &&
+	grep "^\[1/5\] gain " stdout | sed "s/: passed.*//" >order &&
+	printf "%s\n" "[1/5] gain off correctness" "[1/5] gain mask0 correctness" "[1/5] gain candidate correctness" \
+		"[1/5] gain off a s1/3" "[1/5] gain mask0 a s1/3" "[1/5] gain candidate a s1/3" \
+		"[1/5] gain off a s2/3" "[1/5] gain mask0 a s2/3" "[1/5] gain candidate a s2/3" \
+		"[1/5] gain off a s3/3" "[1/5] gain mask0 a s3/3" "[1/5] gain candidate a s3/3" \
+		"[1/5] gain candidate b s1/3" "[1/5] gain mask0 b s1/3" "[1/5] gain off b s1/3" \
+		"[1/5] gain candidate b s2/3" "[1/5] gain mask0 b s2/3" "[1/5] gain off b s2/3" \
+		"[1/5] gain candidate b s3/3" "[1/5] gain mask0 b s3/3" "[1/5] gain off b s3/3" >want &&
+	cmp want order &&
+	for c in off mask0 candidate; do for f in a-$c a-$c.s2 a-$c.s3 b-$c b-$c.s2 b-$c.s3; do
+		test -f out/tasks/gain/cells/$f/timing.jsonl || { echo "no $f"; exit 1; }
+	done; done &&
+	grep -q "\"session\": 2" out/tasks/gain/cells/a-candidate.s2/cell.json &&
+	grep -q "\"CALIBER_AUTOTUNE_MODE\": \"record\"" out/tasks/gain/cells/a-off/cell.json &&
+	grep -q "\"CALIBER_AUTOTUNE_MODE\": \"replay\"" out/tasks/gain/cells/a-off.s2/cell.json &&
+	test -d out/tasks/gain/cells/a-off/ir/MBG && test ! -e out/tasks/gain/cells/a-off.s2/ir/MBG &&
+	python3 -c "import json, sys; o = json.load(open(sys.argv[1]))[\"orders\"][\"a\"]; assert o[\"sessions\"] == {\"baseline\": 3, \"control\": 3, \"candidate\": 3}, o" \
+		out/tasks/gain/task.json &&
+	test ! -e out/tasks/same/cells/b-off && $CALIBER verify out >/dev/null
+'
+
+test_expect_success 'a stable regression is R whatever the topology, round b confirming it; a B task stably faster says so' '
+	eval "$setup" && make_all &&
+	run all out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	verdicts out | grep -qx "slower,R,stable-regression" && test -d out/tasks/slower/cells/b-candidate.s3 &&
+	verdicts out | grep -qx "faster,B,no-reduction" && test -d out/tasks/faster/cells/b-off &&
+	grep -q "yet stably faster in both orders" out/tasks/faster/task.json &&
+	grep -q "^slower,slower,R,stable-regression,1,1,1," out/matrix.csv &&
+	$CALIBER reaccount out --floor 100 --output d100 >/dev/null &&
+	grep -q "^slower,slower,R,stable-regression," d100/matrix.csv
+'
+
 test_expect_success 'a hanging worker times out: its task is X, the campaign goes on' '
 	eval "$setup" && make_all &&
 	run all out --worker "python3 $W/hang.py $D slowpoke" --quiet >/dev/null &&
@@ -169,7 +204,7 @@ test_expect_success '--stop-after starts no task that would end past it: with no
 	run canary ref --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	set +e; run canary out --worker "python3 $W/replay.py $D" --stop-after 60 >stdout 2>&1; rc=$?; set -e &&
 	test $rc -eq 4 &&
-	grep -Eqx "stopped after 0 of 5 tasks: task gain needs about 3m00s by its budget \(each cell at its timeout\), [0-9]+s (is|are) left before the deadline; continue with --resume" stdout &&
+	grep -Eqx "stopped after 0 of 5 tasks: task gain needs about 6m00s by its budget \(each cell at its timeout\), [0-9]+s (is|are) left before the deadline; continue with --resume" stdout &&
 	test ! -e out/SHA256SUMS && test ! -e out/tasks &&
 	run canary out --worker "python3 $W/replay.py $D" --resume --quiet >/dev/null &&
 	verdicts ref >a && verdicts out >b && cmp a b && $CALIBER verify out >/dev/null
@@ -178,9 +213,10 @@ test_expect_success '--stop-after starts no task that would end past it: with no
 test_expect_success 'a resumed run judges the next task by the time similar work took in this run' '
 	eval "$setup" && make_frozen &&
 	run canary ref --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
-	# caliber is killed when the baseline gets its 4th request (the correctness of
-	# task same), after gain finished with a baseline correctness of 4 s.
-	set +e; (run_bg canary out --worker "python3 $W/kill_runner.py $D 4 gain 4" --quiet) >/dev/null 2>&1; set -e &&
+	# caliber is killed when the baseline gets its 8th request (the correctness of
+	# task same, after gain: correctness, 3 sessions of round a and 3 of round b),
+	# after gain finished with a baseline correctness of 4 s.
+	set +e; (run_bg canary out --worker "python3 $W/kill_runner.py $D 8 gain 4" --quiet) >/dev/null 2>&1; set -e &&
 	test -f out/tasks/gain/task.json && test ! -e out/tasks/same/task.json &&
 	set +e; run canary out --worker "python3 $W/replay.py $D" --resume --stop-after 5 >stdout 2>&1; rc=$?; set -e &&
 	test $rc -eq 4 &&
@@ -193,7 +229,7 @@ test_expect_success 'a resumed run judges the next task by the time similar work
 test_expect_success 'a --deadline already past starts nothing; a bad one is a usage error' '
 	eval "$setup" && make_frozen &&
 	set +e; run canary out --worker "python3 $W/replay.py $D" --deadline 2000-01-01T00:00:00Z >stdout 2>&1; rc=$?; set -e &&
-	test $rc -eq 4 && grep -q "^stopped after 0 of 5 tasks: task gain needs about 3m00s by its budget" stdout &&
+	test $rc -eq 4 && grep -q "^stopped after 0 of 5 tasks: task gain needs about 6m00s by its budget" stdout &&
 	printf "caliber: run: --deadline: '"'"'tomorrow'"'"' is not a UTC time YYYY-MM-DDTHH:MM:SSZ\n" >want &&
 	expect_refusal 2 want $CALIBER run --manifest frozen/cpu-test-canary/manifest.json \
 		--task-matrix frozen/cpu-test-canary/task-matrix.json --build-root "$D/compiler" --corpus "$D/corpus" \

@@ -144,7 +144,7 @@ refusal 'a path that is not a directory is refused' 'true' \
 refusal 'an unknown --format is refused' 'true' \
 	"caliber: report: --format: '"'"'pdf'"'"' is not one of text, md, html" 2 "run --format pdf"
 refusal 'a bad --fail-on is refused' 'true' \
-	"caliber: report: --fail-on: '"'"'Q'"'"' is not a verdict (X, K, B, G, R, C)" 2 "run --fail-on K,Q"
+	"caliber: report: --fail-on: '"'"'Q'"'"' is not a verdict (X, K, R, B, G, C)" 2 "run --fail-on K,Q"
 refusal '-o inside the run root is refused' 'true' \
 	"caliber: report: -o \$PWD/run/r.html: inside the run root \$PWD/run (a sealed run is never written to)" 1 "run -o run/r.html"
 refusal '--run on a sealed run is a usage error' 'true' \

@@ -20,10 +20,15 @@ PYTHONPATH="$G/site"
 export PATH PYTHONPATH
 
 setup='
+# fake_campaign [MODE]: the campaign frozen into frozen/; with MODE, the
+# candidate cell runs with FAKEGPU_THROTTLE=MODE (the fake pynvml).
 fake_campaign() {
 	cp -R "$G/site" site && cp -R "$F/corpus" corpus &&
 	sed -e "s/@COMPILER_TREE@/$($CALIBER digest site/triton)/" -e "s/@CORPUS_TREE@/$($CALIBER digest corpus)/" \
 	    -e "s/@HARNESS_COMMIT@/$commit/" "$F/manifest.in.json" >manifest.json &&
+	if [ -n "${1:-}" ]; then
+		python3 -c "import json, sys; m = json.load(open(\"manifest.json\")); m[\"cells\"][2][\"env\"][\"FAKEGPU_THROTTLE\"] = sys.argv[1]; json.dump(m, open(\"manifest.json\", \"w\"))" "$1"
+	fi &&
 	$CALIBER prepare manifest.json --inventory-dir corpus --output-root frozen >/dev/null
 }
 verdicts() { cut -d, -f1,3,4,5,6,7 "$1/matrix.csv" | tr -d "\r"; }
@@ -58,6 +63,33 @@ for name in sys.argv[1:]:
     assert all(p.startswith("/") for p in env["PYTHONPATH"].split(":")), (name, env["PYTHONPATH"])
     assert all(a.startswith("/") for a in cell["worker"]["argv"] if "/" in a), (name, cell["worker"]["argv"])
 PY
+'
+
+test_expect_success 'clocks through the real timing plugin: a row throttled once is measured again; one always throttled is left out, and a task left with none is X' '
+	eval "$setup" && fake_campaign first-row &&
+	TMPDIR=tmp && mkdir tmp && export TMPDIR &&
+	$CALIBER run --manifest frozen/fakegpu-canary/manifest.json \
+		--task-matrix frozen/fakegpu-canary/task-matrix.json --build-root site/triton --corpus corpus \
+		--output-root once $DIRTY --quiet >/dev/null &&
+	verdicts once | grep -q "^mm,G,stable-gain," &&
+	python3 - once/tasks/mm/cells/a-candidate/timing.jsonl once/tasks/mm/cells/a-off/timing.jsonl <<PY &&
+import json, sys
+retried, plain = ([json.loads(l) for l in open(p)] for p in sys.argv[1:])
+first, rest = retried[0]["throttle"], retried[1:]
+assert first["attempts"] == 2 and first["first_sm_min_mhz"] == 1300 and not first["throttled"], first
+assert first["floor_mhz"] == 1782 and first["rested_ms"][1] >= 500, first
+assert all(r["throttle"]["attempts"] == 1 for r in rest + plain), "only the first candidate row is retried"
+assert all(r["clocks"]["during"]["sm_min_mhz"] == 1980 for r in retried + plain)
+PY
+	$CALIBER report once --format md | grep -Eq "^- mm: round a 3 sessions 1980 / 1980 / 1980; round b 3 sessions 1980 / 1980 / 1980; rested [0-9.]+ s; 6 rows measured again, 0 left out as throttled$" &&
+	mkdir two && cd two && mkdir tmp && fake_campaign always &&
+	$CALIBER run --manifest frozen/fakegpu-canary/manifest.json \
+		--task-matrix frozen/fakegpu-canary/task-matrix.json --build-root site/triton --corpus corpus \
+		--output-root always $DIRTY --quiet >/dev/null &&
+	verdicts always | grep -q "^mm,X,throttled," && verdicts always | grep -q "^scale,X,throttled," &&
+	grep -q "round a: every one of its [0-9]* rows ran throttled (below 90% of the maximum SM clock)" always/tasks/mm/task.json &&
+	grep -q "\"throttled\": true" always/tasks/mm/cells/a-candidate.s3/timing.jsonl &&
+	$CALIBER verify always >/dev/null
 '
 
 # The demo pins caliber and the corpus to the commit the binary was built

@@ -4,14 +4,16 @@ fails. The plugin is configured for a request (a fake config with a real
 pytest.Stash) and measure times the rows of that request. No GPU; the real
 thing runs in tests/device/test_timing.py."""
 
+import importlib.util
 import json
+import os
 import sys
 import types
 
 import pytest
 
-from caliber_pytest import _timing_rows, timing
-from fake_gpu import FakeCuda
+from caliber_pytest import _clocks, _nvml, _timing_rows, timing
+from fake_gpu import SITE, FakeCuda
 
 CALL_MS = 0.02
 
@@ -119,3 +121,72 @@ def test_measure_needs_its_request_configured(setup, tmp_path):
     cuda, second, fn, calls = setup(use_graph=False)
     row = timing.measure(second, "t.py::t", fn, "r")
     assert _rows(tmp_path) == [row]  # the second request started its own timing.jsonl
+
+
+@pytest.fixture
+def nvml(monkeypatch):
+    """nvml(mode=None): NVML for the plugin, the fake GPU's pynvml
+    (tests/fakegpu/site/pynvml.py), with FAKEGPU_THROTTLE=mode."""
+    def use(mode=None):
+        spec = importlib.util.spec_from_file_location("pynvml", os.path.join(SITE, "pynvml.py"))
+        fake = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(fake)
+        monkeypatch.setattr(_nvml, "_nvml", fake)
+        if mode:
+            monkeypatch.setenv("FAKEGPU_THROTTLE", mode)
+        else:
+            monkeypatch.delenv("FAKEGPU_THROTTLE", raising=False)
+        return fake
+    return use
+
+
+def test_without_nvml_clocks_are_unknown_and_nothing_is_throttled(setup, monkeypatch):
+    monkeypatch.setattr(_nvml, "_nvml", False)
+    cuda, config, fn, calls = setup(use_graph=True)
+    row = timing.measure(config, "t.py::t", fn, "r")
+    assert row["clocks"] == {"after": None, "before": None, "during": None}
+    assert row["throttle"] == {"attempts": 1, "first_sm_min_mhz": None, "floor_mhz": None, "rested_cool": [True],
+                               "rested_ms": [0], "throttled": False}
+
+
+def test_a_cool_device_is_sampled_during_the_row_and_not_throttled(setup, nvml):
+    nvml()
+    cuda, config, fn, calls = setup(use_graph=True)
+    row = timing.measure(config, "t.py::t", fn, "r")
+    during = row["clocks"]["during"]
+    assert during["samples"] >= 2 and during["sm_min_mhz"] == during["sm_max_mhz"] == 1980
+    assert row["clocks"]["before"] == {"mem_mhz": 2619, "sm_mhz": 1980}
+    assert row["throttle"]["floor_mhz"] == 1782 and row["throttle"]["attempts"] == 1
+    assert row["throttle"]["throttled"] is False and row["throttle"]["rested_cool"] == [True]
+
+
+def test_a_throttled_row_is_measured_again_after_a_rest(setup, nvml):
+    """first-row: the sampler's first sample is 1300 MHz (SwPowerCap): the row
+    is measured again after at least RETRY_REST_S, and that attempt is kept."""
+    nvml("first-row")
+    cuda, config, fn, calls = setup(use_graph=False)
+    row = timing.measure(config, "t.py::t", fn, "r")
+    t = row["throttle"]
+    assert t["attempts"] == 2 and t["first_sm_min_mhz"] == 1300 and t["throttled"] is False
+    assert len(t["rested_ms"]) == 2 and t["rested_ms"][1] >= 1000 * _clocks.RETRY_REST_S
+    assert row["clocks"]["during"]["sm_min_mhz"] == 1980
+    assert len(calls) == 2 * (3 + 5 + 50 + 50 * 3)  # warmed, sized and timed twice
+
+
+def test_a_row_still_throttled_is_marked(setup, nvml):
+    nvml("always")
+    cuda, config, fn, calls = setup(use_graph=True)
+    row = timing.measure(config, "t.py::t", fn, "r")
+    assert row["throttle"]["attempts"] == 2 and row["throttle"]["throttled"] is True
+    assert row["clocks"]["during"]["sm_min_mhz"] == 1200
+
+
+def test_a_hot_device_is_rested_before_the_row(setup, nvml):
+    """hot: SwPowerCap and 690 W for the first 5 power reads: the rest before
+    the row polls until they pass, and says so."""
+    nvml("hot")
+    cuda, config, fn, calls = setup(use_graph=False)
+    row = timing.measure(config, "t.py::t", fn, "r")
+    t = row["throttle"]
+    assert t["attempts"] == 1 and t["rested_cool"] == [True]
+    assert t["rested_ms"][0] >= 4 * 1000 * _clocks.PACE_POLL_S

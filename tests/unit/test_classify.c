@@ -1,8 +1,9 @@
 /* test_classify.c: the verdict table against tests/golden/classify/cases.json.
  * A case gives only what differs from a passing task: correct [b, c, k]
  * (default all 1), joinable (default true), topology [b, c, k], orders a and
- * b as [point, lo, hi, aa] or null, harness [code, reason], gain and
- * regression (default 0.05 / -0.03); expect [verdict, code]. */
+ * b as [point, lo, hi, aa, aa_lo, aa_hi] or null, harness [code, reason],
+ * gain and regression (default 0.05 / -0.03); expect [verdict, code], and
+ * optionally reason_has, a phrase the reason must contain. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,6 +54,8 @@ static void facts_from_case(const json_t *c, struct cb_facts *f)
 		f->order[i].lo = json_number_value(json_array_get(v, 1));
 		f->order[i].hi = json_number_value(json_array_get(v, 2));
 		f->order[i].aa = json_number_value(json_array_get(v, 3));
+		f->order[i].aa_lo = json_number_value(json_array_get(v, 4));
+		f->order[i].aa_hi = json_number_value(json_array_get(v, 5));
 	}
 }
 
@@ -69,6 +72,9 @@ static void golden_case(void **state)
 		fail_msg("%s: got %c %s (%s)", json_string_value(json_object_get(c, "name")), v.verdict, v.code,
 			 v.reason);
 	assert_true(v.reason && v.reason[0] != '\0');
+	if (json_object_get(c, "reason_has") && !strstr(v.reason, json_string_value(json_object_get(c, "reason_has"))))
+		fail_msg("%s: reason '%s' does not say '%s'", json_string_value(json_object_get(c, "name")), v.reason,
+			 json_string_value(json_object_get(c, "reason_has")));
 	cb_verdict_release(&v);
 	cb_facts_release(&f);
 }
@@ -94,10 +100,14 @@ static void reason_has_figures(void **state)
 	f.order[1].point = 0.11;
 	f.order[1].lo = 0.09;
 	f.order[1].hi = 0.13;
+	f.order[0].aa = f.order[1].aa = 0.001;
+	f.order[0].aa_lo = f.order[1].aa_lo = -0.002;
+	f.order[0].aa_hi = f.order[1].aa_hi = 0.004;
 	cb_classify(&f, &v);
 	assert_int_equal(v.verdict, 'G');
-	assert_string_equal(v.reason, "topology 5 -> 2; round a +12.34% [+10.00%, +15.00%] (A/A 0.00%), "
-				      "round b +11.00% [+9.00%, +13.00%] (A/A 0.00%): both clear gain +5.00%");
+	assert_string_equal(v.reason, "topology 5 -> 2; round a +12.34% [+10.00%, +15.00%] (A/A +0.10% [-0.20%, +0.40%]), "
+				      "round b +11.00% [+9.00%, +13.00%] (A/A +0.10% [-0.20%, +0.40%]): "
+				      "both clear gain +5.00% and the A/A band");
 	assert_true(v.stable_gain[0] && v.stable_gain[1]);
 	cb_verdict_release(&v);
 }

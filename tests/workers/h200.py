@@ -3,7 +3,8 @@
     h200.py RUN_ROOT
 
 Each request is answered with what the plugins left in the matching cell of a
-sealed run (RUN_ROOT/tasks/<task>/cells/<phase>-<cell>/: ir/, timing.jsonl,
+sealed run (RUN_ROOT/tasks/<task>/cells/<phase>-<cell>/, or the session
+folder <phase>-<cell>.s<k>/ for session k of a round: ir/, timing.jsonl,
 autotune.jsonl, device.json, replay_miss.json when present) and the pytest
 exit code that cell's receipt recorded, so `caliber run` on a CPU reaches
 its verdicts from real GPU evidence. Requests are served from the cell's
@@ -22,8 +23,8 @@ KEEP = ("ir", "timing.jsonl", "autotune.jsonl", "device.json", "replay_miss.json
 def answer(run_root, request):
     """Copy the recorded cell into the request's cell folder; its exit code."""
     env = request["env"]
-    src = os.path.join(run_root, "tasks", env["CALIBER_TASK"], "cells", f"{env['CALIBER_PHASE']}-{env['CALIBER_CELL']}")
     dst = env["CALIBER_CELL_DIR"]
+    src = os.path.join(run_root, "tasks", env["CALIBER_TASK"], "cells", os.path.basename(dst))
     os.makedirs(dst, exist_ok=True)
     with open(os.path.join(src, "cell.json")) as f:
         recorded = json.load(f)

@@ -36,3 +36,15 @@ def test_perf_wrong(dtype):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_perf_slowpoke(dtype):
     pass
+
+
+@pytest.mark.slower
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_perf_slower(dtype):
+    pass
+
+
+@pytest.mark.faster
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_perf_faster(dtype):
+    pass

@@ -36,3 +36,15 @@ def test_wrong(dtype):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_slowpoke(dtype):
     pass
+
+
+@pytest.mark.slower
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_slower(dtype):
+    pass
+
+
+@pytest.mark.faster
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_faster(dtype):
+    pass
