@@ -522,6 +522,18 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 	return rc;
 }
 
+/* The manifest's timer for the campaign receipt, which holds no reals:
+ * throttle_floor as throttle_floor_ppm, sessions as run. */
+static json_t *timer_json(const struct cb_manifest *m)
+{
+	json_t *t = json_deep_copy(json_object_get(m->doc, "timer"));
+
+	json_object_del(t, "throttle_floor");
+	json_object_set_new(t, "throttle_floor_ppm", json_integer(cb_ppm(m->throttle_floor)));
+	json_object_set_new(t, "sessions", json_integer(m->sessions));
+	return t;
+}
+
 static int write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
 			  const char *selection, struct cb_err *err)
 {
@@ -561,7 +573,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 						  rn->ctx.corpus, "harness", cb_home()));
 	json_object_set_new(j, "device", json_pack("{s:s, s:s, s:O}", "backend", rn->ctx.backend->name,
 		rn->ctx.backend->visibility_env, rn->ctx.device, "manifest", json_object_get(m->doc, "device")));
-	json_object_set_new(j, "timer", json_deep_copy(json_object_get(m->doc, "timer")));
+	json_object_set_new(j, "timer", timer_json(m));
 	json_object_set_new(j, "plan", plan);
 	json_object_set_new(j, "worker", json_pack("{s:s}", "mode", rn->ctx.isolate ? "isolate" : "persistent"));
 	json_object_set_new(j, "preflight", json_incref(pf->results));
