@@ -55,7 +55,7 @@ struct cb_report {
 	struct cb_campaign_summary cs;
 	struct cb_report_task *t;
 	size_t n;
-	char seal[CB_ERR_MAX];          /* the seal's status in words */
+	char seal[CB_ERR_MAX + 64];     /* the seal's status in words: room for a whole error */
 	char *href;                     /* the run root seen from where the report goes */
 	char *dhref;                    /* the derived folder, likewise */
 };
