@@ -97,6 +97,19 @@ test_expect_success 'timed sessions: three per cell and round, interleaved ABC A
 	test ! -e out/tasks/same/cells/b-off && $CALIBER verify out >/dev/null
 '
 
+test_expect_success 'timer.sessions and a real timer.throttle_floor: two sessions, and the campaign receipt holds the floor in ppm' '
+	eval "$setup" &&
+	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
+	    -e "s/@HARNESS_COMMIT@/$commit/" -e "s/\"repeats\": 7/\"repeats\": 7, \"sessions\": 2, \"throttle_floor\": 0.85/" \
+	    "$D/manifest.in.json" >manifest.json && grep -q "\"throttle_floor\": 0.85" manifest.json &&
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null &&
+	run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	test -d out/tasks/gain/cells/a-off.s2 && test ! -e out/tasks/gain/cells/a-off.s3 &&
+	grep -q "\"throttle_floor_ppm\": 850000" out/campaign.json && grep -q "\"sessions\": 2" out/campaign.json &&
+	python3 -c "import json, sys; t = json.loads(json.load(open(sys.argv[1]))[\"env\"][\"CALIBER_TIMER\"]); assert t[\"throttle_floor\"] == 0.85, t" out/tasks/gain/cells/a-off/cell.json &&
+	$CALIBER verify out >/dev/null
+'
+
 test_expect_success 'a stable regression is R whatever the topology, round b confirming it; a B task stably faster says so' '
 	eval "$setup" && make_all &&
 	run all out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
