@@ -1,0 +1,23 @@
+#!/bin/sh
+# Every run committed under campaigns/ is a receipt someone will re-check
+# without a GPU: its seal holds, and re-accounting it at its own launch floor
+# reproduces every sealed count and verdict with today's classifier (the
+# reason text may word the A/A band as today's caliber does).
+. "$(dirname "$0")/lib.sh"
+
+for run in "$CALIBER_ROOT"/campaigns/*/runs/*/; do
+	run=${run%/}
+	name=${run#"$CALIBER_ROOT"/}
+	export run
+	test_expect_success "$name: the seal holds and reaccount at its own floor reproduces it" '
+		$CALIBER verify "$run" >out &&
+		grep -q "seal holds" out &&
+		floor=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"launch_floor\"])" "$run/campaign.json") &&
+		$CALIBER reaccount "$run" --floor "$floor" -o derived >out &&
+		grep -q "^equivalence: holds" out &&
+		grep -q " 0 of [0-9]* tasks changed verdict" out &&
+		cut -d, -f1-17 "$run/matrix.csv" >want && cut -d, -f1-17 derived/matrix.csv >got &&
+		cmp want got
+	'
+done
+
