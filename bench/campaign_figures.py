@@ -3,8 +3,9 @@
 read from a run root's receipts (sealed or stopped): device wall time and how
 it splits by phase, the first request of each worker process (process start,
 imports and first compiles) apart; per task the topology and the speedup with
-its interval in each order; and, for an A/A run, G/R counts and the median
-interval half-width."""
+its interval in each order, with the A/A band (control against baseline)
+where the run has one; the verdict counts, the median interval half-width
+and, for an A/A run, how many intervals of identical cells exclude zero."""
 
 import glob
 import json
@@ -36,7 +37,7 @@ def figures(root):
     print(f"  requests that started a worker process: {first:.1f} s (process start, imports, first compiles);"
           f" the others: {rest:.1f} s")
     tasks = sorted((load(p) for p in glob.glob(os.path.join(root, "tasks", "*", "task.json"))), key=lambda t: t["index"])
-    widths = []
+    widths, apart, aa_apart, orders = [], 0, 0, 0
     for t in tasks:
         topo = t["topology"]
         tb = "/".join(str(topo[r].get("scoped")) for r in ("baseline", "control", "candidate"))
@@ -44,14 +45,24 @@ def figures(root):
         for o in ("a", "b"):
             x = t["orders"][o]
             if x["present"]:
+                if "aa_lo_ppm" in x:
+                    aa = (f"A/A {x['aa_speedup_ppm'] / 1e4:+.2f}% [{x['aa_lo_ppm'] / 1e4:+.2f},"
+                          f" {x['aa_hi_ppm'] / 1e4:+.2f}]")
+                    aa_apart += x["aa_lo_ppm"] > 0 or x["aa_hi_ppm"] < 0
+                else:
+                    aa = f"A/A {x['aa_ppm'] / 1e4:.2f}%"
                 parts.append(f"{o} {x['speedup_ppm'] / 1e4:+.2f}% [{x['lo_ppm'] / 1e4:+.2f}, {x['hi_ppm'] / 1e4:+.2f}]"
-                             f" A/A {x['aa_ppm'] / 1e4:.2f}% ({x['timer']})")
+                             f" {aa} ({x['timer']})")
                 widths.append((x["hi_ppm"] - x["lo_ppm"]) / 2e4)
+                apart += x["lo_ppm"] > 0 or x["hi_ppm"] < 0
+                orders += 1
         print(f"  {t['task']:18} {t['verdict']} {tb:8} " + "; ".join(parts))
     verdicts = [t["verdict"] for t in tasks]
     print(f"  verdicts: " + ", ".join(f"{v} {verdicts.count(v)}" for v in "GCBRKX" if verdicts.count(v)))
     if widths:
         print(f"  interval half-width: median {statistics.median(widths):.3f}%, max {max(widths):.3f}%")
+        print(f"  intervals excluding zero: candidate vs baseline {apart} of {orders},"
+              f" control vs baseline (A/A band) {aa_apart} of {orders}")
 
 
 for r in sys.argv[1:]:

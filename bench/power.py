@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""bench/power.py AA_RUN: the power curve of a campaign's statistics, from
+an A/A run (every cell compiles the same code, tests/device/aa_manifest.py).
+
+For each task and order, a real effect e injected into the candidate (every
+candidate sample divided by 1 + e) multiplies every bootstrap resample's
+1 + speedup by exactly 1 + e (row medians scale with the samples, and the
+geometric mean with them), so with the same seed the interval becomes
+[(1 + lo)(1 + e) - 1, (1 + hi)(1 + e) - 1], and the A/A band (control vs
+baseline) stays as measured. The effect is called a stable gain when that
+interval's lower end clears both the gain threshold and the band's upper
+end (SPEC section 10). Prints, per threshold and effect, the share of the
+run's timed orders that would be called stable, and the same with the
+effect's sign reversed (a regression) against -threshold."""
+
+import glob
+import json
+import os
+import sys
+
+EFFECTS = (0.005, 0.01, 0.02, 0.05)
+THRESHOLDS = (0.0, 0.0025, 0.005, 0.01)
+
+
+def orders(root):
+    """(lo, hi, aa_lo, aa_hi) of every timed order of every task."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(root, "tasks", "*", "task.json"))):
+        with open(path) as f:
+            task = json.load(f)
+        for o in task["orders"].values():
+            if o["present"]:
+                out.append(tuple(o[k] / 1e6 for k in ("lo_ppm", "hi_ppm", "aa_lo_ppm", "aa_hi_ppm")))
+    return out
+
+
+def called(order, effect, threshold):
+    """Whether effect injected into order is called stable (gain for
+    effect > 0, regression for effect < 0) at +-threshold."""
+    lo, hi, aa_lo, aa_hi = order
+    lo, hi = (1 + lo) * (1 + effect) - 1, (1 + hi) * (1 + effect) - 1
+    if effect > 0:
+        return lo >= threshold and lo > aa_hi
+    return hi <= -threshold and hi < aa_lo
+
+
+def main():
+    data = orders(sys.argv[1])
+    print(f"{sys.argv[1]}: {len(data)} timed orders")
+    print("threshold  " + "  ".join(f"effect {100 * e:.1f}% gain/regr" for e in EFFECTS))
+    for t in THRESHOLDS:
+        cells = []
+        for e in EFFECTS:
+            g = sum(called(o, e, t) for o in data) / len(data)
+            r = sum(called(o, -e / (1 + e), t) for o in data) / len(data)
+            cells.append(f"{100 * g:10.0f}% / {100 * r:3.0f}%")
+        print(f"{100 * t:8.2f}%  " + "  ".join(cells))
+    print("no effect (false calls, gain or regression): " + ", ".join(
+        f"{sum(called(o, 1e-12, t) or called(o, -1e-12, t) for o in data)} of {len(data)} at {100 * t:.2f}%"
+        for t in THRESHOLDS))
+
+
+if __name__ == "__main__":
+    main()
