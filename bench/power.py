@@ -6,7 +6,9 @@ For each task and order, a real effect e injected into the candidate (every
 candidate sample divided by 1 + e) multiplies every bootstrap resample's
 1 + speedup by exactly 1 + e (row medians scale with the samples, and the
 geometric mean with them), so with the same seed the interval becomes
-[(1 + lo)(1 + e) - 1, (1 + hi)(1 + e) - 1], and the A/A band (control vs
+[(1 + lo)(1 + e) - 1, (1 + hi)(1 + e) - 1] (tests/unit/test_stats.c,
+injected_effect_shifts_the_interval, checks this against cb_speedup's own
+resampling), and the A/A band (control vs
 baseline) stays as measured. The effect is called a stable gain when that
 interval's lower end clears both the gain threshold and the band's upper
 end (SPEC section 10). Prints, per threshold and effect, the share of the

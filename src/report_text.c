@@ -275,7 +275,7 @@ static void put_clocks(struct cb_buf *b, const struct cb_report *rp, int md)
 		}
 		b->len--;
 		b->data[b->len] = '\0';
-		if (rested)
+		if (rested >= 50)     /* what "%.1f s" shows as 0.0 is no rest worth naming */
 			cb_buf_addf(b, "; rested %.1f s", (double)rested / 1000.0);
 		if (retried || throttled)
 			cb_buf_addf(b, "; %zu row%s measured again, %zu left out as throttled", retried,

@@ -129,6 +129,14 @@ test_expect_success '--fail-on on a derived run gates on the derived verdicts' '
 	expect_refusal 5 want $CALIBER report d0 --fail-on X
 '
 
+test_expect_success 'the clocks of the sealed H200 canary: the SM range per cell, rows measured again, a rest only when there was one' '
+	$CALIBER report "$CALIBER_ROOT/campaigns/demo-h200/runs/canary" >out &&
+	grep -qx "  sum_cols: round a 3 sessions 1980 / 1980 / 1980" out &&
+	grep -qx "  softmax_rows: round a 3 sessions 1980 / 1980 / 1980; rested 0.3 s" out &&
+	grep -A1 "^  matmul_bias_gelu: round a 3 sessions 1980 / 1980 / 1785-1980;" out >mbg &&
+	grep -q "rested 2.6 s; 4 rows measured again, 0 left out as throttled" mbg
+'
+
 refusal() {
 	test_expect_success "$1" "
 		\"\$CALIBER_TOOLS/cbtest\" mkrun \"\$spec\" run && $2 &&

@@ -575,6 +575,53 @@ static void sessions_match_plain_resampling(void **state)
 	}
 }
 
+/* An effect injected into the other cell, every sample multiplied by m,
+ * divides each resample's 1 + speedup by m, draw for draw (the same seed
+ * draws the same indices, medians scale with their samples): the interval
+ * becomes [(1 + lo) / m - 1, (1 + hi) / m - 1]. bench/power.py computes its
+ * power curve from this identity instead of resampling each effect anew. */
+static void injected_effect_shifts_the_interval(void **state)
+{
+	static int64_t pool[2][MAX_ROWS][MAX_SESSIONS][20], scaled[MAX_ROWS][MAX_SESSIONS][20];
+	struct cb_rng gen;
+	int trial;
+
+	(void)state;
+	cb_rng_seed(&gen, 20261202);
+	for (trial = 0; trial < 100; trial++) {
+		struct cb_samples at[3][MAX_ROWS * MAX_SESSIONS];
+		struct cb_cell_samples cell[3];
+		struct cb_speedup plain, injected;
+		struct cb_err err = CB_ERR_INIT;
+		size_t nrows = 1 + draw_index(&gen, MAX_ROWS), i, s, k;
+		int64_t m = 2 + (int64_t)draw_index(&gen, 3);
+		int side;
+
+		for (side = 0; side < 2; side++) {
+			size_t ns = 1 + draw_index(&gen, MAX_SESSIONS);
+			cell[side] = (struct cb_cell_samples){ at[side], nrows, ns };
+			for (i = 0; i < nrows; i++)
+				for (s = 0; s < ns; s++) {
+					size_t n = 1 + draw_index(&gen, 20);
+					for (k = 0; k < n; k++) {
+						pool[side][i][s][k] = 100000 + (int64_t)draw_index(&gen, 5000);
+						if (side == 1)
+							scaled[i][s][k] = pool[side][i][s][k] * m;
+					}
+					at[side][i * ns + s] = (struct cb_samples){ pool[side][i][s], n };
+					if (side == 1)
+						at[2][i * ns + s] = (struct cb_samples){ scaled[i][s], n };
+				}
+		}
+		cell[2] = (struct cb_cell_samples){ at[2], nrows, cell[1].nsessions };
+		assert_int_equal(cb_speedup(names4, &cell[0], &cell[1], 0.95, (uint64_t)trial, 200, &plain, &err), 0);
+		assert_int_equal(cb_speedup(names4, &cell[0], &cell[2], 0.95, (uint64_t)trial, 200, &injected, &err), 0);
+		assert_true(fabs((1 + injected.point) - (1 + plain.point) / (double)m) <= 1e-12 * (1 + plain.point));
+		assert_true(fabs((1 + injected.lo) - (1 + plain.lo) / (double)m) <= 1e-12 * (1 + plain.lo));
+		assert_true(fabs((1 + injected.hi) - (1 + plain.hi) / (double)m) <= 1e-12 * (1 + plain.hi));
+	}
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -583,6 +630,7 @@ int main(void)
 		cmocka_unit_test(refusals),          cmocka_unit_test(determinism),
 		cmocka_unit_test(ranks_match_plain_resampling),
 		cmocka_unit_test(sessions_match_plain_resampling),
+		cmocka_unit_test(injected_effect_shifts_the_interval),
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), n, i;
 	json_error_t jerr;
