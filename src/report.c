@@ -161,6 +161,42 @@ static void load_clocks(const struct cb_report *rp, struct cb_report_task *t)
 	free(tdir);
 }
 
+/* Where task t's time went: its receipt's wall time, and each cell's per
+ * phase, summed over the cell receipts of its sessions. A receipt that
+ * cannot be read is passed over, as in load_clocks. */
+static void load_walls(const struct cb_report *rp, struct cb_report_task *t)
+{
+	const json_t *cells = json_object_get(t->doc, "cells");
+	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
+	long long ns = cb_json_int(t->doc, "wall_ns", -1);
+	int p, r, k;
+
+	t->wall_ms = ns < 0 ? -1 : ns / 1000000;
+	for (p = 0; tdir && p < CB_NPHASES; p++)
+		for (r = 0; r < CB_NROLES; r++) {
+			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
+
+			for (k = 1; name && cb_is_ident(name); k++) {
+				char *dir = cb_session_dir(tdir, (enum cb_phase)p, name, k);
+				char *path = dir ? cb_path_join(dir, "cell.json") : NULL;
+				struct cb_err e;
+				json_t *cell = path && cb_exists(path) ? cb_json_load_file(path, &e) : NULL;
+
+				free(dir);
+				free(path);
+				if (!cell)
+					break;
+				ns = cb_json_int(cell, "wall_ns", -1);
+				if (ns >= 0) {
+					t->cell_ms[p][r] += ns / 1000000;
+					t->cell_runs[p][r]++;
+				}
+				json_decref(cell);
+			}
+		}
+	free(tdir);
+}
+
 /* Read tasks/<id>/task.json of every task the campaign receipt lists. */
 static int load_tasks(struct cb_report *rp, struct cb_err *err)
 {
@@ -189,6 +225,7 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 		if (rc < 0)
 			return -1;
 		load_clocks(rp, &rp->t[i]);
+		load_walls(rp, &rp->t[i]);
 		for (r = 0; r < CB_NROLES; r++) {
 			const json_t *tp = json_object_get(json_object_get(rp->t[i].doc, "topology"),
 							   cb_role_name((enum cb_role)r));

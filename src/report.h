@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "caliber.h"
+#include "matrix.h"
 #include "receipt.h"
 
 /* The clocks of one timed cell in one order, over its sessions' rows:
@@ -44,6 +45,9 @@ struct cb_report_task {
 	int cell_have[CB_NROLES];       /* the topology plot: per cell, the count shown, */
 	long long cell_count[CB_NROLES];/* the sealed one, or the derived at its floor */
 	struct cb_report_clocks clocks[CB_NORDERS][CB_NROLES];
+	long long wall_ms;              /* the task, start to end of its receipt; -1 unknown */
+	long long cell_ms[CB_NPHASES][CB_NROLES]; /* each cell's wall time, its sessions summed */
+	size_t cell_runs[CB_NPHASES][CB_NROLES];  /* the cell receipts summed (sessions) */
 };
 
 /* Everything a report is written from; zeroed is empty. */

@@ -274,8 +274,10 @@ static void h_variants(struct cb_buf *b, const json_t *list, const json_t *topo)
 	}
 }
 
-/* One phase's outcome of one cell: the word, coloured, and its detail. */
-static void h_outcome(struct cb_buf *b, const json_t *phase)
+/* One phase's outcome of one cell: the word, coloured, its detail, and
+ * the wall time of the cell's receipts in that phase (runs of them, the
+ * sessions of a round, summed). */
+static void h_outcome(struct cb_buf *b, const json_t *phase, long long ms, size_t runs)
 {
 	const char *o = cb_json_str(phase, "outcome"), *d = cb_json_str(phase, "detail");
 
@@ -288,6 +290,9 @@ static void h_outcome(struct cb_buf *b, const json_t *phase)
 		cb_html_esc(b, d);
 		cb_buf_adds(b, "</small>");
 	}
+	if (runs)
+		cb_buf_addf(b, "<br><small class=\"muted\">%lld.%lld s%s</small>", ms / 1000, (ms % 1000) / 100,
+			    runs > 1 ? " in all sessions" : "");
 	cb_buf_adds(b, "</td>");
 }
 
@@ -364,7 +369,11 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 		cb_html_esc(b, t->dreason);
 		cb_buf_addf(b, "%s</p>\n", t->changed ? " <b>(changed)</b>" : " (unchanged)");
 	}
-	cb_buf_adds(b, "<h4>Cells</h4>\n<table class=\"grid\"><tr><th>role</th><th>cell</th><th>correctness</th><th>round a</th><th>round b</th>");
+	cb_buf_adds(b, "<h4>Cells");
+	if (t->wall_ms >= 0)
+		cb_buf_addf(b, " <small class=\"muted\">(the task took %lld.%lld s)</small>", t->wall_ms / 1000,
+			    (t->wall_ms % 1000) / 100);
+	cb_buf_adds(b, "</h4>\n<table class=\"grid\"><tr><th>role</th><th>cell</th><th>correctness</th><th>round a</th><th>round b</th>");
 	cb_buf_addf(b, "<th>topology (scoped / total, floor %lld)</th><th>excluded variants (launches &le; floor)</th>",
 		    rp->cs.launch_floor);
 	if (t->derived)
@@ -378,7 +387,8 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 		cb_html_esc(b, names[r]);
 		cb_buf_adds(b, "</td>");
 		for (p = 0; p < 3; p++)
-			h_outcome(b, json_object_get(json_object_get(c, "phases"), phases[p]));
+			h_outcome(b, json_object_get(json_object_get(c, "phases"), phases[p]), t->cell_ms[p][r],
+				  t->cell_runs[p][r]);
 		cb_buf_adds(b, "<td>");
 		if (json_is_true(json_object_get(tp, "joinable")))
 			cb_buf_addf(b, "%lld / %lld", (long long)cb_json_int(tp, "scoped", 0),

@@ -233,6 +233,23 @@ static void fmt_cell_clocks(const struct cb_report_clocks *c, char *out, size_t 
 		snprintf(out + n, cap - (size_t)n, " (%zu throttled)", c->throttled);
 }
 
+/* Wrap the text line that starts at b->data + at ("  " and its words)
+ * when it runs past TEXT_WIDTH, continuing lines indented by 4. */
+static void wrap_line(struct cb_buf *b, size_t at)
+{
+	char *line;
+
+	if (b->len - at <= TEXT_WIDTH)
+		return;
+	line = strdup(b->data + at + 2);
+	b->len = at;
+	b->data[at] = '\0';
+	cb_buf_adds(b, "  ");
+	if (line)
+		put_wrapped(b, 2, line, 4);
+	free(line);
+}
+
 /* Below the reasons: the SM clock while each task's rows ran, per order
  * and cell (baseline, control, candidate), its sessions, the rows measured
  * again or left out as throttled, and the rest taken before rows. Nothing
@@ -280,15 +297,92 @@ static void put_clocks(struct cb_buf *b, const struct cb_report *rp, int md)
 		if (retried || throttled)
 			cb_buf_addf(b, "; %zu row%s measured again, %zu left out as throttled", retried,
 				    retried == 1 ? "" : "s", throttled);
-		if (!md && b->len - at > TEXT_WIDTH) {
-			char *line = strdup(b->data + at + 2);
-			b->len = at;
-			b->data[at] = '\0';
-			cb_buf_adds(b, "  ");
-			if (line)
-				put_wrapped(b, 2, line, 4);
-			free(line);
+		if (!md)
+			wrap_line(b, at);
+		cb_buf_adds(b, "\n");
+	}
+}
+
+/* Seconds with one decimal, from ms. */
+static void put_seconds(struct cb_buf *b, long long ms)
+{
+	cb_buf_addf(b, "%lld.%lld", ms / 1000, (ms % 1000) / 100);
+}
+
+/* Last of all, where the time went: the cells' wall time of the whole run
+ * per phase and the longest task, then per task its receipt's wall time
+ * and, per phase, its cells' (sessions summed) with the share of each cell,
+ * baseline / control / candidate. Nothing when no cell receipt recorded a
+ * wall time (runs built by the test tools). */
+static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
+{
+	static const char *const phase[CB_NPHASES] = { "correctness", "a", "b" };
+	long long sum[CB_NPHASES] = { 0 }, all = 0, longest = -1;
+	size_t i, at, runs = 0, ilong = 0;
+	int p, r;
+
+	for (i = 0; i < rp->n; i++) {
+		for (p = 0; p < CB_NPHASES; p++)
+			for (r = 0; r < CB_NROLES; r++) {
+				sum[p] += rp->t[i].cell_ms[p][r];
+				runs += rp->t[i].cell_runs[p][r];
+			}
+		if (rp->t[i].wall_ms > longest) {
+			longest = rp->t[i].wall_ms;
+			ilong = i;
 		}
+	}
+	if (!runs)
+		return;
+	for (p = 0; p < CB_NPHASES; p++)
+		all += sum[p];
+	cb_buf_adds(b, md ? "\n**Wall time** (s; per phase the cells baseline / control / candidate, sessions summed)\n\n"
+			  : "\nwall time (s; per phase the cells baseline / control / candidate, sessions summed):\n");
+	cb_buf_adds(b, md ? "- all tasks, in cells " : "  all tasks, in cells ");
+	put_seconds(b, all);
+	cb_buf_adds(b, " s");
+	for (p = 0; p < CB_NPHASES; p++)
+		if (sum[p]) {
+			cb_buf_addf(b, "%s %s ", p ? "," : ":", phase[p]);
+			put_seconds(b, sum[p]);
+		}
+	if (longest >= 0) {
+		cb_buf_adds(b, "; the longest task ");
+		put_text(b, rp->t[ilong].sealed.id, md);
+		cb_buf_adds(b, " ");
+		put_seconds(b, longest);
+		cb_buf_adds(b, " s");
+	}
+	cb_buf_adds(b, "\n");
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+		int first = 1;
+
+		at = b->len;
+		cb_buf_adds(b, md ? "- " : "  ");
+		put_text(b, t->sealed.id, md);
+		if (t->wall_ms >= 0) {
+			cb_buf_adds(b, " ");
+			put_seconds(b, t->wall_ms);
+			cb_buf_adds(b, " s");
+		}
+		for (p = 0; p < CB_NPHASES; p++) {
+			long long ph = 0;
+			for (r = 0; r < CB_NROLES; r++)
+				ph += t->cell_ms[p][r];
+			if (!t->cell_runs[p][CB_ROLE_BASELINE])
+				continue;
+			cb_buf_addf(b, "%s %s ", first ? ":" : ",", phase[p]);
+			first = 0;
+			put_seconds(b, ph);
+			for (r = 0; r < CB_NROLES; r++) {
+				cb_buf_adds(b, r ? " / " : " (");
+				put_seconds(b, t->cell_ms[p][r]);
+			}
+			cb_buf_adds(b, ")");
+		}
+		if (!md)
+			wrap_line(b, at);
 		cb_buf_adds(b, "\n");
 	}
 }
@@ -320,6 +414,7 @@ static void render_text(struct cb_buf *b, const struct cb_report *rp, struct row
 				cb_buf_addf(b, "%s\n", rows[i].c[c]);
 	put_reasons(b, rp, 0);
 	put_clocks(b, rp, 0);
+	put_walls(b, rp, 0);
 }
 
 /* The Markdown report: the same summary, table and reasons as text, as a
@@ -349,6 +444,7 @@ static void render_md(struct cb_buf *b, const struct cb_report *rp, struct row *
 	}
 	put_reasons(b, rp, 1);
 	put_clocks(b, rp, 1);
+	put_walls(b, rp, 1);
 }
 
 

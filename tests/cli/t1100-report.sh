@@ -137,6 +137,23 @@ test_expect_success 'the clocks of the sealed H200 canary: the SM range per cell
 	grep -q "rested 2.6 s; 4 rows measured again, 0 left out as throttled" mbg
 '
 
+test_expect_success 'where the time went: the whole run per phase, then each task by phase and cell, sessions summed' '
+	$CALIBER report "$CALIBER_ROOT/campaigns/demo-h200/runs/canary" >out &&
+	sed -n "/^wall time/,\$p" out >walls &&
+	test "$(sed -n 1p walls)" = "wall time (s; per phase the cells baseline / control / candidate, sessions summed):" &&
+	grep -qx "  all tasks, in cells 164.0 s: correctness 75.3, a 75.7, b 12.9; the longest task matmul_bias_gelu 37.7 s" walls &&
+	grep -qx "  softmax_rows 11.4 s: correctness 2.8 (0.9 / 0.9 / 0.9), a 8.5 (2.7 / 2.8 / 3.0)" walls &&
+	test "$(grep -c "^  [a-z_]* [0-9.]* s: correctness" walls)" -eq 8 &&
+	python3 - "$CALIBER_ROOT/campaigns/demo-h200/runs/canary/tasks/softmax_rows" <<-\PY
+	import glob, json, sys
+	ms = sum(json.load(open(p))["wall_ns"] // 1000000 for p in glob.glob(sys.argv[1] + "/cells/a-*/cell.json"))
+	assert len(glob.glob(sys.argv[1] + "/cells/a-*/cell.json")) == 9 and f"{ms // 1000}.{ms % 1000 // 100}" == "8.5", ms
+	PY
+	$CALIBER report "$CALIBER_ROOT/campaigns/demo-h200/runs/canary" --format md | grep -qx -e "- softmax_rows 11.4 s: correctness 2.8 (0.9 / 0.9 / 0.9), a 8.5 (2.7 / 2.8 / 3.0)" &&
+	$CALIBER report "$CALIBER_ROOT/campaigns/demo-h200/runs/canary" -o r.html >/dev/null &&
+	grep -q "(the task took 11.4 s)" r.html
+'
+
 refusal() {
 	test_expect_success "$1" "
 		\"\$CALIBER_TOOLS/cbtest\" mkrun \"\$spec\" run && $2 &&
