@@ -83,7 +83,7 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		rc = CB_EXIT_USAGE;
 		goto out;
 	}
-	if (cb_backend_load(backends, m.backend, &backend, err) < 0 || cb_backend_load(backends, m.backend, &backend, err) < 0 ||
+	if (cb_backend_load(backends, m.backend, &backend, err) < 0 ||
 	    !(mx = cb_matrix_load_bound(matrix, &m, err)))
 		goto out;
 	json_array_foreach(json_object_get(mx, "tasks"), i, t)
