@@ -1,4 +1,9 @@
-/* fsutil.c: files and paths. */
+/* fsutil.c: files and paths.
+ *
+ * _GNU_SOURCE must come before any header: O_PATH (Linux) opens a folder
+ * to search it without read permission on it, where POSIX's O_SEARCH is
+ * missing. */
+#define _GNU_SOURCE
 #include "fsutil.h"
 
 #include <dirent.h>
@@ -12,26 +17,86 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cb_read_file(const char *path, char **buf, size_t *len, struct cb_err *err)
+#include "buf.h"
+
+/* How a folder is opened to walk through it: O_SEARCH (POSIX) or O_PATH
+ * (Linux) need no read permission on it; O_RDONLY is what is left. */
+#if defined(O_SEARCH)
+#define DIR_OPEN (O_SEARCH | O_DIRECTORY | O_CLOEXEC)
+#elif defined(O_PATH)
+#define DIR_OPEN (O_PATH | O_DIRECTORY | O_CLOEXEC)
+#else
+#define DIR_OPEN (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#endif
+
+const char *cb_file_kind(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a regular file";
+	if (S_ISDIR(mode))
+		return "a folder";
+	if (S_ISLNK(mode))
+		return "a symlink";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	return "a special file";
+}
+
+/* O_NONBLOCK for the open only: a FIFO (or a device) then cannot hang
+ * open() before fstat refuses it; a regular file is read blocking, as
+ * always. Links are followed: a user's manifest may well be one, and what
+ * a run root holds is checked by its seal, which refuses links. */
+int cb_open_input(const char *path, int *fd, off_t *size, struct cb_err *err)
 {
 	struct stat st;
+	int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), flags;
+
+	*fd = -1;
+	if (f < 0)
+		return cb_fail(err, "%s: %s", path, strerror(errno));
+	if (fstat(f, &st) < 0) {
+		int e = errno;
+		close(f);
+		return cb_fail(err, "%s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(f);
+		return cb_fail(err, "%s: %s, not a regular file", path, cb_file_kind(st.st_mode));
+	}
+	flags = fcntl(f, F_GETFL);
+	if (flags < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(f);
+		return cb_fail(err, "%s: fcntl: %s", path, strerror(e));
+	}
+	*fd = f;
+	if (size)
+		*size = st.st_size;
+	return 0;
+}
+
+int cb_read_file(const char *path, char **buf, size_t *len, struct cb_err *err)
+{
 	char *data;
 	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t size;
+	int fd;
 
-	if (fd < 0)
-		return cb_fail(err, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return cb_fail(err, "%s: not a regular file", path);
-	}
-	data = malloc((size_t)st.st_size + 1);
+	if (cb_open_input(path, &fd, &size, err) < 0)
+		return -1;
+	data = malloc((size_t)size + 1);
 	if (!data) {
 		close(fd);
 		return cb_fail(err, "%s: out of memory", path);
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
+	while (got < (size_t)size) {
+		ssize_t r = read(fd, data + got, (size_t)size - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -39,7 +104,7 @@ int cb_read_file(const char *path, char **buf, size_t *len, struct cb_err *err)
 		got += (size_t)r;
 	}
 	close(fd);
-	if (got != (size_t)st.st_size) {
+	if (got != (size_t)size) {
 		free(data);
 		return cb_fail(err, "%s: short read", path);
 	}
@@ -135,30 +200,144 @@ out:
 	return rc;
 }
 
-int cb_mkdir_p(const char *path, mode_t mode, struct cb_err *err)
+/* The components are taken one at a time, each opened under the folder
+ * before it. While they exist they are opened as the kernel would open
+ * them, links followed; the first that is missing is made, and from there
+ * on every component is opened with O_NOFOLLOW, so that a link planted
+ * behind a missing component ("nothere/../link/x") is refused instead of
+ * followed. Without create, a missing component and everything below it is
+ * only counted (".." taking one back), and the walk stops at the first
+ * component it cannot enter. */
+int cb_dir_open(const char *path, int create, mode_t mode, int *fd, size_t *missing, char **reached,
+		struct cb_err *err)
 {
-	char *copy = strdup(path);
-	char *p;
+	struct cb_buf walked = CB_BUF_INIT;
+	const char *p = path, *q;
+	size_t miss = 0;
+	int cur, made = 0;
 
-	if (!copy)
-		return cb_fail(err, "%s: out of memory", path);
-	for (p = copy + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-			*p = '\0';
-			if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+	*fd = -1;
+	if (reached)
+		*reached = NULL;
+	cur = open(path[0] == '/' ? "/" : ".", DIR_OPEN);
+	if (cur < 0)
+		return cb_fail(err, "%s: %s", path, strerror(errno));
+	cb_buf_adds(&walked, path[0] == '/' ? "" : ".");
+	for (; *p; p = q) {
+		char name[NAME_MAX + 1];
+		size_t n;
+		int next, dotdot;
+
+		while (*p == '/')
+			p++;
+		q = p + strcspn(p, "/");
+		n = (size_t)(q - p);
+		if (n == 0 || (n == 1 && p[0] == '.'))
+			continue;
+		if (n > NAME_MAX) {
+			close(cur);
+			cb_buf_release(&walked);
+			return cb_fail(err, "%s: the name '%.32s...' is %zu bytes long, NAME_MAX is %d", path, p, n,
+				       NAME_MAX);
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		dotdot = strcmp(name, "..") == 0;
+		if (miss) {
+			miss = dotdot ? miss - 1 : miss + 1;
+			continue;
+		}
+		next = openat(cur, name, DIR_OPEN | (made ? O_NOFOLLOW : 0));
+		if (next < 0 && errno == ENOENT) {
+			made = 1;   /* made here, or without create: it would be */
+			if (!create) {
+				miss = 1;
+				continue;
+			}
+			if (mkdirat(cur, name, mode) < 0 && errno != EEXIST) {
 				int e = errno;
-				free(copy);
+				close(cur);
+				cb_buf_release(&walked);
 				return cb_fail(err, "%s: mkdir: %s", path, strerror(e));
 			}
-			*p = c;
-			if (c == '\0')
-				break;
+			next = openat(cur, name, DIR_OPEN | O_NOFOLLOW);
 		}
+		if (next < 0) {
+			int e = errno, link;
+			struct stat st;
+
+			link = made && fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+			if (!create && !link) {
+				/* Not to be entered: what follows is not reached. */
+				miss = 1;
+				continue;
+			}
+			close(cur);
+			cb_buf_release(&walked);
+			if (link)
+				return cb_fail(err, "%s: %.*s is a symlink after a folder that mkdir -p makes; "
+					       "caliber follows no link there", path, (int)(q - path), path);
+			return cb_fail(err, "%s: %s", path, e == ENOTDIR ? "not a directory" : strerror(e));
+		}
+		close(cur);
+		cur = next;
+		cb_buf_addf(&walked, "/%s", name);
 	}
-	free(copy);
-	if (!cb_is_dir(path))
-		return cb_fail(err, "%s: not a directory", path);
+	*fd = cur;
+	if (missing)
+		*missing = miss;
+	if (!walked.len)
+		cb_buf_adds(&walked, "/");
+	if (reached && !(*reached = cb_buf_detach(&walked, NULL))) {
+		close(cur);
+		*fd = -1;
+		return cb_fail(err, "out of memory");
+	}
+	cb_buf_release(&walked);
+	return 0;
+}
+
+int cb_dir_climb(int fd, int (*visit)(int fd, const struct stat *st, size_t level, void *ctx), void *ctx,
+		 struct cb_err *err)
+{
+	struct stat st, up;
+	size_t level;
+	int cur = fd, r = 0;
+
+	/* A folder is at most PATH_MAX / 2 levels deep ("/a" a level). */
+	for (level = 0; level <= PATH_MAX / 2; level++) {
+		int parent;
+
+		if (fstat(cur, &st) < 0) {
+			r = cb_fail(err, "fstat: %s", strerror(errno));
+			break;
+		}
+		if ((r = visit(cur, &st, level, ctx)) != 0)
+			break;
+		/* "/" is its own parent; a parent that cannot be opened ends
+		 * the climb: nothing above it can be seen. */
+		parent = openat(cur, "..", DIR_OPEN);
+		if (parent < 0 || fstat(parent, &up) < 0 || (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+			if (parent >= 0)
+				close(parent);
+			break;
+		}
+		if (cur != fd)
+			close(cur);
+		cur = parent;
+	}
+	if (cur != fd)
+		close(cur);
+	return r < 0 ? -1 : r;
+}
+
+int cb_mkdir_p(const char *path, mode_t mode, struct cb_err *err)
+{
+	int fd;
+
+	if (cb_dir_open(path, 1, mode, &fd, NULL, NULL, err) < 0)
+		return -1;
+	close(fd);
 	return 0;
 }
 
@@ -275,33 +454,42 @@ int cb_absolute(const char *path, char **out, struct cb_err *err)
 }
 
 /* Append component c (length n) to the absolute path in out (PATH_MAX
- * bytes), handling "." and ".." lexically. */
-static void push_component(char *out, const char *c, size_t n)
+ * bytes), handling "." and ".." lexically; -1 when the result would not
+ * fit (nothing is ever cut). */
+static int push_component(char *out, const char *c, size_t n)
 {
 	size_t len = strlen(out);
 
 	if (n == 0 || (n == 1 && c[0] == '.'))
-		return;
+		return 0;
 	if (n == 2 && c[0] == '.' && c[1] == '.') {
 		char *slash = strrchr(out, '/');
 		if (slash && slash != out)
 			*slash = '\0';
 		else
 			strcpy(out, "/");
-		return;
+		return 0;
 	}
 	if (len + n + 2 >= PATH_MAX)
-		return;
+		return -1;
 	if (len > 1)
 		out[len++] = '/';
 	memcpy(out + len, c, n);
 	out[len + n] = '\0';
+	return 0;
 }
 
 /* Components are taken one at a time: while the path so far exists, the
  * next one is resolved by realpath() (so "link/.." means what the kernel
  * means by it); from the first missing component on, the rest is appended
  * lexically. */
+/* cb_resolve's refusal of a path that does not fit: NULL, errno set. */
+static char *too_long(void)
+{
+	errno = ENAMETOOLONG;
+	return NULL;
+}
+
 char *cb_resolve(const char *path)
 {
 	char cur[PATH_MAX] = "/";
@@ -311,11 +499,13 @@ char *cb_resolve(const char *path)
 	/* A path that does not fit is refused (NULL), never resolved cut. */
 	if (path[0] == '/') {
 		if (snprintf(abs, sizeof(abs), "%s", path) >= (int)sizeof(abs))
-			return NULL;
+			return too_long();
 	} else {
 		char cwd[PATH_MAX];
-		if (!getcwd(cwd, sizeof(cwd)) || snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs))
+		if (!getcwd(cwd, sizeof(cwd)))
 			return NULL;
+		if (snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs))
+			return too_long();
 	}
 	for (const char *p = abs; *p;) {
 		const char *q = strchr(p, '/');
@@ -327,14 +517,18 @@ char *cb_resolve(const char *path)
 
 			if (snprintf(cand, sizeof(cand), "%s/%.*s", strcmp(cur, "/") ? cur : "", (int)n, p) >=
 			    (int)sizeof(cand))
-				return NULL;
+				return too_long();
+			/* A dangling link counts as missing; a real path that does
+			 * not fit is refused, not taken as missing. */
 			if (lstat(cand, &st) == 0 && realpath(cand, real))
 				snprintf(cur, sizeof(cur), "%s", real);
-			else
+			else if (errno == ENOENT || errno == ENOTDIR)
 				exists = 0;
+			else
+				return NULL;
 		}
-		if (n && !exists)
-			push_component(cur, p, n);
+		if (n && !exists && push_component(cur, p, n) < 0)
+			return too_long();
 		p += n;
 		while (*p == '/')
 			p++;
@@ -355,18 +549,6 @@ char *cb_existing_ancestor(const char *path)
 		*slash = '\0';
 	}
 	return p;
-}
-
-int cb_mkdir_parent(const char *path, mode_t mode, struct cb_err *err)
-{
-	char *dir = dir_of(path);
-	int rc;
-
-	if (!dir)
-		return cb_fail(err, "%s: out of memory", path);
-	rc = strcmp(dir, "/") == 0 || strcmp(dir, ".") == 0 ? 0 : cb_mkdir_p(dir, mode, err);
-	free(dir);
-	return rc;
 }
 
 int cb_path_within(const char *inner, const char *outer)

@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "digest.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "jsonio.h"
 #include "matrix.h"
 #include "proc.h"
@@ -521,25 +522,6 @@ static int check_plugin_plan(struct cb_preflight *pf, struct cb_buf *ok, struct 
 	return 0;
 }
 
-int cb_inside_sealed_run(const char *path)
-{
-	char *p = cb_resolve(path), *slash;
-	int found = 0;
-
-	while (p && !found) {
-		char *sums = cb_path_join(p, "SHA256SUMS"), *camp = cb_path_join(p, "campaign.json");
-		found = sums && camp && cb_exists(sums) && cb_exists(camp);
-		free(sums);
-		free(camp);
-		slash = strrchr(p, '/');
-		if (!slash || slash == p)
-			break;
-		*slash = '\0';
-	}
-	free(p);
-	return found;
-}
-
 /* Whether a and b hold the same bytes. */
 static int same_file(const char *a, const char *b)
 {
@@ -556,14 +538,15 @@ static int same_file(const char *a, const char *b)
 
 static int check_output_root(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
+	const struct cb_guard g = { NULL, NULL, NULL };
 	const char *root = pf->output_root;
 	char *anc, *m, *x;
 	int rc = 0;
 
 	if (cb_is_sealed(root))
 		return cb_fail(err, "%s is a sealed run: it is complete, nothing to resume or overwrite", root);
-	if (cb_inside_sealed_run(root))
-		return cb_fail(err, "%s is inside a sealed run", root);
+	if (cb_guard_check(&g, root, err) < 0)
+		return -1;
 	if (pf->resume) {
 		m = cb_path_join(root, "manifest.json");
 		x = cb_path_join(root, "task-matrix.json");

@@ -34,8 +34,4 @@ struct cb_preflight {
  * checks that failed (0: the batch may start). */
 size_t cb_preflight_run(struct cb_preflight *pf, FILE *out);
 
-/* Whether path lies inside a sealed run root (an ancestor or path itself
- * holds SHA256SUMS and campaign.json). */
-int cb_inside_sealed_run(const char *path);
-
 #endif

@@ -15,6 +15,7 @@
 
 #include "evidence.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "jsonio.h"
 #include "manifest.h"
 #include "pool.h"
@@ -160,22 +161,16 @@ static void *account_worker(void *arg)
 static int check_inputs(const char *run, const char *output, const char *op,
 			struct cb_ttgir_counts *counts, struct cb_err *err)
 {
-	char *rrun = cb_resolve(run), *rout = cb_resolve(output), *receipt = NULL;
+	const struct cb_guard g = { "--output", run, "a derived run is always written outside it" };
+	char *receipt = NULL;
 	int rc = -1;
 
-	if (!rrun || !rout) {
-		cb_fail(err, "out of memory");
-		goto out;
-	}
 	if (!cb_is_dir(run)) {
 		cb_fail(err, "%s: not a directory", run);
 		goto out;
 	}
-	if (cb_path_within(rout, rrun)) {
-		cb_fail(err, "--output %s: inside the run root %s (a derived run is always written outside it)",
-			output, rrun);
+	if (cb_guard_check(&g, output, err) < 0)
 		goto out;
-	}
 	receipt = cb_path_join(run, "campaign.json");
 	if (!receipt || !cb_exists(receipt)) {
 		cb_fail(err, "%s: no campaign receipt (campaign.json): not a run root", run);
@@ -190,8 +185,6 @@ static int check_inputs(const char *run, const char *output, const char *op,
 	}
 	rc = 0;
 out:
-	free(rrun);
-	free(rout);
 	free(receipt);
 	return rc;
 }
@@ -310,8 +303,9 @@ int cb_reaccount(const char *run, const char *output, long long floor, struct cb
 
 int cb_reaccount_write(const struct cb_reaccount *ra, const char *output, struct cb_err *err)
 {
+	const struct cb_guard g = { "--output", NULL, NULL };
 	char *path = cb_path_join(output, "derived.json");
-	int rc = path && cb_mkdir_p(output, 0777, err) == 0 && cb_receipt_write(path, ra->doc, err) == 0 &&
+	int rc = path && cb_guard_mkdir(&g, output, 0777, err) == 0 && cb_receipt_write(path, ra->doc, err) == 0 &&
 		 cb_write_verdict_matrix(output, ra->derived, ra->ntasks, err) == 0 ? 0 : -1;
 
 	if (!path)

@@ -3,6 +3,7 @@
  * words for the renderers. */
 #include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "evidence.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "jsonio.h"
 #include "seal.h"
 
@@ -495,16 +497,18 @@ static char *rel_path(const char *from, const char *to)
  * folder the report is written to, or to the current one for stdout. */
 static int make_hrefs(struct cb_report *rp, const char *output, struct cb_err *err)
 {
-	char *out = cb_resolve(output ? output : "./report"), *root = cb_resolve(rp->root);
-	char *droot = rp->derived_dir ? cb_resolve(rp->derived_dir) : NULL, *slash;
+	const struct cb_guard g = { "-o", rp->root, "a sealed run is never written to" };
+	char *out = NULL, *root = NULL, *droot = NULL, *slash;
 	int rc = -1;
 
+	if (output && cb_guard_check(&g, output, err) < 0)
+		return -1;
+	out = cb_resolve(output ? output : "./report");
+	root = cb_resolve(rp->root);
+	droot = rp->derived_dir ? cb_resolve(rp->derived_dir) : NULL;
 	if (!out || !root || (rp->derived_dir && !droot)) {
-		cb_fail(err, "out of memory");
-		goto out;
-	}
-	if (output && cb_path_within(out, root)) {
-		cb_fail(err, "-o %s: inside the run root %s (a sealed run is never written to)", output, root);
+		cb_fail(err, "%s: cannot be resolved: %s", !out ? (output ? output : "./report") : !root ? rp->root
+			: rp->derived_dir, strerror(errno));
 		goto out;
 	}
 	slash = strrchr(out, '/');

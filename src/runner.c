@@ -17,6 +17,7 @@
 
 #include "evidence.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "jsonio.h"
 #include "manifest.h"
 #include "matrix.h"
@@ -473,7 +474,7 @@ static int make_skeleton(const char *manifest, const char *matrix, const char *o
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (cb_mkdir_parent(output, 0755, err) < 0)
+	if (cb_guard_mkdir_parent(&(struct cb_guard){ "--output-root", NULL, NULL }, output, 0755, err) < 0)
 		goto out;
 	if (!mkdtemp(tmp)) {
 		cb_fail(err, "%s: cannot create the run root: %s", output, strerror(errno));

@@ -454,9 +454,9 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 
 	if (!log || cb_mkdir_p(dir, 0755, err) < 0)
 		goto out;
-	log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
 	if (log_fd < 0) {
-		cb_fail(err, "%s: %s", log, strerror(errno));
+		cb_fail(err, "%s: %s", log, errno == ELOOP ? "a symlink; caliber never writes through one" : strerror(errno));
 		goto out;
 	}
 	if (!cp->alive) {

@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "digest.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "opts.h"
 #include "plan.h"
 #include "proc.h"
@@ -24,6 +25,10 @@
 extern char **environ;
 
 #define SHIPPED_RUN "campaigns/demo-h200/runs/all"
+
+/* The demo writes everything under its output folder, which the output
+ * guard keeps out of every sealed run. */
+static const struct cb_guard guard = { "--output", NULL, NULL };
 #define TEMPLATE "campaigns/demo-h200/manifest.in.json"
 
 /* Whether this machine has a CUDA GPU that torch sees and Triton; *triton
@@ -127,7 +132,7 @@ static int offline(const char *why, const char *out_dir, struct cb_err *err)
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (cb_mkdir_p(out_dir, 0755, err) < 0)
+	if (cb_guard_mkdir(&guard, out_dir, 0755, err) < 0)
 		goto out;
 	{
 		const char *const verify[] = { "verify", run, NULL };
@@ -209,7 +214,8 @@ static int on_gpu(const char *triton, const char *out_dir, const char *device, s
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (cb_mkdir_p(out_dir, 0755, err) < 0 || cb_write_atomic(mpath, pinned, strlen(pinned), 0644, err) < 0)
+	if (cb_guard_mkdir(&guard, out_dir, 0755, err) < 0 ||
+	    cb_write_atomic(mpath, pinned, strlen(pinned), 0644, err) < 0)
 		goto out;
 	{
 		const char *const prepare[] = { "prepare", mpath, "--inventory-dir", ops, "--output-root", frozen, NULL };

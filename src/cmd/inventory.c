@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "inventory_scan.h"
 #include "opts.h"
 
@@ -49,6 +50,7 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err)
 	};
 	const struct cb_cmd_spec spec = { "inventory", "--corpus DIR -o FILE [--python PATH]", inventory_about,
 					  opts, 0, 0 };
+	const struct cb_guard g = { "-o", NULL, NULL };
 	struct cb_corpus_inventory inv;
 	struct stat st;
 	struct cb_args args = CB_ARGS_INIT;
@@ -65,6 +67,8 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
+	if (cb_guard_check(&g, output, err) < 0)
+		goto out;
 	if (lstat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* FILE is replaced by renaming a new file over it: that would put a
 		 * regular file in place of a device, a link or a folder. */
@@ -73,7 +77,8 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err)
 	}
 	if (cb_corpus_inventory(corpus, python, &inv, err) < 0)
 		goto out;
-	if (cb_mkdir_parent(output, 0755, err) < 0 || cb_write_atomic(output, inv.csv, inv.csv_len, 0644, err) < 0) {
+	if (cb_guard_mkdir_parent(&g, output, 0755, err) < 0 ||
+	    cb_write_atomic(output, inv.csv, inv.csv_len, 0644, err) < 0) {
 		cb_corpus_inventory_release(&inv);
 		goto out;
 	}

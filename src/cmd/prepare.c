@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "inventory.h"
 #include "jsonio.h"
 #include "manifest.h"
@@ -145,6 +146,7 @@ static const char prepare_about[] =
 
 int cmd_prepare(int argc, char **argv, struct cb_err *err)
 {
+	const struct cb_guard g = { "--output-root", NULL, NULL };
 	struct cb_manifest m;
 	struct cb_inventory inv;
 	enum cb_selection sel;
@@ -213,6 +215,8 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		goto out;
 	name = cb_strdupf("%s-%s", m.campaign, cb_selection_name(sel));
 	target = opt_output ? cb_path_join(opt_output, name ? name : "") : NULL;
+	if (!opt_dry_run && cb_guard_check(&g, opt_output, err) < 0)
+		goto out;
 	if (!opt_dry_run && cb_exists(target)) {
 		cb_fail(err, "%s: already exists; refusing to overwrite a frozen campaign", target);
 		goto out;
@@ -223,7 +227,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		rc = CB_EXIT_OK;
 		goto out;
 	}
-	if (cb_mkdir_p(opt_output, 0777, err) < 0 || freeze(target, bytes, len, inv_bytes, inv_len, mx, err) < 0)
+	if (cb_guard_mkdir(&g, opt_output, 0777, err) < 0 || freeze(target, bytes, len, inv_bytes, inv_len, mx, err) < 0)
 		goto out;
 	printf("prepare: frozen %s/manifest.json (sha256 %s)\n", target, m.sha256);
 	printf("prepare: frozen %s/%s (sha256 %s)\n", target, CB_FROZEN_INVENTORY, inv.sha256);

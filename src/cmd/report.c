@@ -10,6 +10,7 @@
 #include "classify.h"
 #include "cmd.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "opts.h"
 #include "report.h"
 
@@ -130,7 +131,8 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	if (output) {
-		if (cb_mkdir_parent(output, 0755, err) < 0 || cb_write_atomic(output, data, len, 0644, err) < 0)
+		const struct cb_guard g = { "-o", rp.root, "a sealed run is never written to" };
+		if (cb_guard_mkdir_parent(&g, output, 0755, err) < 0 || cb_write_atomic(output, data, len, 0644, err) < 0)
 			goto out;
 		printf("report: wrote %s (%s, %zu tasks; seal %s)\n", output, formats[fmt].name, rp.n, rp.seal);
 	} else if (fwrite(data, 1, len, stdout) != len) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "guard.h"
 #include "jsonio.h"
 #include "manifest.h"
 #include "matrix.h"
@@ -75,6 +76,8 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
+	if (cb_guard_check(&(struct cb_guard){ "--out", NULL, NULL }, out, err) < 0)
+		goto out;
 	if (cb_manifest_load(manifest, &m, err) < 0)
 		goto out;
 	if (session < 1 || session > (p == CB_PH_CORRECTNESS ? 1 : m.sessions)) {

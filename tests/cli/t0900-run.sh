@@ -199,7 +199,7 @@ test_expect_success 'what the corpus writes to its working directory while targe
 test_expect_success 'an output root inside a sealed run is refused' '
 	eval "$setup" && make_frozen && run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	set +e; run canary out/tasks/again --worker "python3 $W/replay.py $D" >stdout 2>/dev/null; rc=$?; set -e &&
-	test $rc -eq 3 && grep -qx "preflight: output-root: FAILED: $PWD/out/tasks/again is inside a sealed run" stdout
+	test $rc -eq 3 && grep -qx "preflight: output-root: FAILED: $PWD/out/tasks/again: inside the sealed run $PWD/out (a sealed run is never written to)" stdout
 '
 
 test_expect_success 'a run into a completed run is refused, naming it sealed; --resume says it is done' '

@@ -1,0 +1,174 @@
+/* guard.c: the output guard (guard.h). */
+#include "guard.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "seal.h"
+
+/* What the climb from a target looks for, and where it found it. */
+struct climb {
+	struct stat run;     /* g->run, when have_run */
+	int have_run;
+	int in_run;          /* found: g->run itself (1) or a sealed run (0) */
+	size_t level;        /* how many folders above the deepest one reached */
+};
+
+/* Whether the folder dirfd holds name as a regular file (never followed). */
+static int holds_file(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* One folder of the climb: 1 when it is the run root read or a sealed run. */
+static int visit(int fd, const struct stat *st, size_t level, void *ctx)
+{
+	struct climb *c = ctx;
+
+	c->level = level;
+	if (c->have_run && st->st_dev == c->run.st_dev && st->st_ino == c->run.st_ino) {
+		c->in_run = 1;
+		return 1;
+	}
+	if (holds_file(fd, CB_SUMS_FILE) && holds_file(fd, "campaign.json")) {
+		c->in_run = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* The path of the folder level folders above the one reached by `reached`:
+ * its real path with level names taken off (".." climbs the real path
+ * lexically, bind mounts included); caller frees. */
+static char *name_above(const char *reached, size_t level)
+{
+	char *real = realpath(reached, NULL), *slash;
+
+	if (!real)
+		return strdup(reached);
+	while (level-- > 0 && (slash = strrchr(real, '/'))) {
+		if (slash == real) {
+			real[1] = '\0';
+			break;
+		}
+		*slash = '\0';
+	}
+	return real;
+}
+
+/* Judge the target abs by the folder fd that it reaches (by `reached`):
+ * refused when that folder or one above it is g->run or a sealed run. */
+static int judge(const struct cb_guard *g, const char *abs, int fd, const char *reached, struct cb_err *err)
+{
+	struct climb c;
+	const char *what = g->what ? g->what : "";
+	const char *sp = g->what ? " " : "";
+	char *name;
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	c.have_run = g->run && stat(g->run, &c.run) == 0;
+	r = cb_dir_climb(fd, visit, &c, err);
+	if (r < 0)
+		return cb_prefix(err, "%s%s%s", what, sp, abs);
+	if (r == 0)
+		return 0;
+	if (c.in_run) {
+		name = realpath(g->run, NULL);
+		cb_fail(err, "%s%s%s: inside the run root %s (%s)", what, sp, abs, name ? name : g->run,
+			g->why ? g->why : "it is read, never written to");
+	} else {
+		name = name_above(reached, c.level);
+		cb_fail(err, "%s%s%s: inside the sealed run %s (a sealed run is never written to)", what, sp, abs,
+			name ? name : "(out of memory)");
+	}
+	free(name);
+	return -1;
+}
+
+/* Put the option that named the target in front of the message in err
+ * ("-o /x: ..."), as the guard's own messages have it; returns -1. */
+static int named(const struct cb_guard *g, struct cb_err *err)
+{
+	char msg[CB_ERR_MAX];
+
+	if (!g->what)
+		return -1;
+	memcpy(msg, err->msg, sizeof(msg));
+	return cb_fail(err, "%s %s", g->what, msg);
+}
+
+/* path made absolute for the guard; the error names the option. */
+static int absolute(const struct cb_guard *g, const char *path, char **abs, struct cb_err *err)
+{
+	return cb_absolute(path, abs, err) == 0 ? 0 : named(g, err);
+}
+
+int cb_guard_check(const struct cb_guard *g, const char *path, struct cb_err *err)
+{
+	char *abs = NULL, *reached = NULL;
+	int fd = -1, rc = -1;
+
+	if (absolute(g, path, &abs, err) < 0)
+		return -1;
+	if (cb_dir_open(abs, 0, 0, &fd, NULL, &reached, err) < 0) {
+		named(g, err);
+	} else {
+		rc = judge(g, abs, fd, reached, err);
+		close(fd);
+	}
+	free(reached);
+	free(abs);
+	return rc;
+}
+
+/* Make the folder abs and judge the folder made. */
+static int make(const struct cb_guard *g, const char *abs, mode_t mode, struct cb_err *err)
+{
+	char *reached = NULL;
+	int fd, rc;
+
+	if (cb_dir_open(abs, 1, mode, &fd, NULL, &reached, err) < 0)
+		return named(g, err);
+	rc = judge(g, abs, fd, reached, err);
+	close(fd);
+	free(reached);
+	return rc;
+}
+
+int cb_guard_mkdir(const struct cb_guard *g, const char *dir, mode_t mode, struct cb_err *err)
+{
+	char *abs = NULL;
+	int rc;
+
+	if (cb_guard_check(g, dir, err) < 0 || absolute(g, dir, &abs, err) < 0)
+		return -1;
+	rc = make(g, abs, mode, err);
+	free(abs);
+	return rc;
+}
+
+int cb_guard_mkdir_parent(const struct cb_guard *g, const char *file, mode_t mode, struct cb_err *err)
+{
+	char *abs = NULL, *slash;
+	int rc;
+
+	if (cb_guard_check(g, file, err) < 0 || absolute(g, file, &abs, err) < 0)
+		return -1;
+	slash = strrchr(abs, '/');
+	if (slash == abs)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	rc = make(g, abs, mode, err);
+	free(abs);
+	return rc;
+}
