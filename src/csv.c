@@ -72,6 +72,8 @@ static int parse_field(struct cursor *c, struct cb_buf *out, struct cb_err *err)
 				advance(c);
 				break;
 			}
+			if (*c->p == '\0')
+				return cb_fail(err, "%s:%zu:%zu: a NUL byte in a field", c->name, c->line, c->col);
 			cb_buf_add(out, c->p, 1);
 			advance(c);
 		}
@@ -85,6 +87,8 @@ static int parse_field(struct cursor *c, struct cb_buf *out, struct cb_err *err)
 			return cb_fail(err, "%s:%zu:%zu: quote inside an unquoted field", c->name, c->line, c->col);
 		if (*c->p == '\r' || *c->p == '\n')
 			return cb_fail(err, "%s:%zu:%zu: bare carriage return", c->name, c->line, c->col);
+		if (*c->p == '\0')
+			return cb_fail(err, "%s:%zu:%zu: a NUL byte in a field", c->name, c->line, c->col);
 		cb_buf_add(out, c->p, 1);
 		advance(c);
 	}
@@ -100,6 +104,10 @@ int cb_csv_parse(const char *buf, size_t len, const char *name, struct cb_csv *c
 	memset(csv, 0, sizeof(*csv));
 	if (len == 0)
 		return cb_fail(err, "%s: empty file, expected a header row", name);
+	/* An editor's invisible mark would otherwise become part of the first
+	 * column's name. */
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+		return cb_fail(err, "%s:1:1: starts with a UTF-8 byte order mark (EF BB BF); save it without one", name);
 	while (c.p < c.end) {
 		struct cb_csv_row row = { c.line, 0, NULL };
 		struct cb_csv_row *rows;

@@ -20,7 +20,8 @@ struct cb_csv {
 
 /* Parse buf (len bytes). name is used in errors ("name:line:col: what").
  * Every record must have as many fields as the first. An empty final line
- * is allowed; blank lines elsewhere are records and therefore errors. */
+ * is allowed; blank lines elsewhere are records and therefore errors. A NUL
+ * byte in a field and a byte order mark at the start are refused. */
 int cb_csv_parse(const char *buf, size_t len, const char *name, struct cb_csv *csv,
 		 struct cb_err *err);
 void cb_csv_release(struct cb_csv *csv);

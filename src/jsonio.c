@@ -22,11 +22,25 @@ json_t *cb_json_load_file(const char *path, struct cb_err *err)
 	return j;
 }
 
+/* jansson takes a NUL byte for the end of the text ("... near end of
+ * file"): one is refused first, at its own line and column. */
 json_t *cb_json_load_buf(const char *buf, size_t len, const char *name, struct cb_err *err)
 {
+	const char *nul = memchr(buf, '\0', len), *p, *bol = buf;
 	json_error_t je;
-	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	json_t *j;
+	size_t line = 1;
 
+	if (nul) {
+		for (p = buf; p < nul; p++)
+			if (*p == '\n') {
+				line++;
+				bol = p + 1;
+			}
+		cb_fail(err, "%s:%zu:%zu: a NUL byte (JSON text holds none)", name, line, (size_t)(nul - bol) + 1);
+		return NULL;
+	}
+	j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!j)
 		cb_fail(err, "%s:%d:%d: %s", name, je.line, je.column, je.text);
 	return j;

@@ -8,8 +8,9 @@
 
 #include "caliber.h"
 
-/* Parse a file with duplicate keys rejected. Errors name file, line and
- * column. Returns a new reference. */
+/* Parse a file with duplicate keys rejected, and a NUL byte (which jansson
+ * would take for the end of the text). Errors name file, line and column.
+ * Returns a new reference. */
 json_t *cb_json_load_file(const char *path, struct cb_err *err);
 json_t *cb_json_load_buf(const char *buf, size_t len, const char *name, struct cb_err *err);
 

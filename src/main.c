@@ -1,4 +1,5 @@
 /* main.c: the command table, and the one place that prints errors. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,9 +98,15 @@ int main(int argc, char **argv)
 			continue;
 		err = (struct cb_err)CB_ERR_INIT;
 		rc = absolute_tmpdir(&err) < 0 ? CB_EXIT_FAIL : commands[i].fn(argc - 1, argv + 1, &err);
+		/* What a command printed is part of what it did: output that
+		 * could not be written (a full disk, /dev/full, a closed pipe)
+		 * fails the command. */
+		if ((fflush(stdout) != 0 || ferror(stdout)) && rc == CB_EXIT_OK) {
+			cb_fail(&err, "stdout: write error: %s", strerror(errno));
+			rc = CB_EXIT_FAIL;
+		}
 		if (rc != CB_EXIT_OK && err.code != CB_ERR_NONE)
 			fprintf(stderr, "caliber: %s: %s\n", commands[i].name, err.msg);
-		fflush(stdout);
 		return rc;
 	}
 	fprintf(stderr, "caliber: unknown command '%s'\n", argv[1]);

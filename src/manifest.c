@@ -134,6 +134,10 @@ int cb_is_ident(const char *s)
 	return 1;
 }
 
+/* The message for a name longer than CB_IDENT_MAX, after its field:
+ * its start, its length, the limit. */
+#define IDENT_TOO_LONG "'%.32s...' is %zu characters long; at most %d (it names a folder)"
+
 static int is_env_name(const char *s)
 {
 	const char *p;
@@ -244,6 +248,8 @@ static int check_cells(struct cb_manifest *m, struct cb_err *err)
 
 		if (!cb_is_ident(name))
 			return cb_fail(err, "cells[%zu].name: '%s' is not a valid name ([A-Za-z0-9._-])", i, name);
+		if (strlen(name) > CB_IDENT_MAX)
+			return cb_fail(err, "cells[%zu].name: " IDENT_TOO_LONG, i, name, strlen(name), CB_IDENT_MAX);
 		for (j = 0; j < i; j++)
 			if (strcmp(m->cells[j].name, name) == 0)
 				return cb_fail(err, "cells[%zu].name: '%s' is used twice (first at cells[%zu])",
@@ -348,6 +354,8 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 
 	if (!cb_is_ident(wl->id))
 		return cb_fail(err, "workloads[%zu].id: '%s' is not a valid id ([A-Za-z0-9._-])", i, wl->id);
+	if (strlen(wl->id) > CB_IDENT_MAX)
+		return cb_fail(err, "workloads[%zu].id: " IDENT_TOO_LONG, i, wl->id, strlen(wl->id), CB_IDENT_MAX);
 	for (j = 0; j < i; j++)
 		if (strcmp(m->workloads[j].id, wl->id) == 0)
 			return cb_fail(err, "workloads[%zu].id: '%s' is used twice (first at workloads[%zu])",
@@ -423,6 +431,10 @@ int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_m
 	m->description = cb_json_str(m->doc, "description");
 	if (!cb_is_ident(m->campaign)) {
 		cb_fail(err, "campaign: '%s' is not a valid id ([A-Za-z0-9._-])", m->campaign);
+		goto fail;
+	}
+	if (strlen(m->campaign) > CB_IDENT_MAX) {
+		cb_fail(err, "campaign: " IDENT_TOO_LONG, m->campaign, strlen(m->campaign), CB_IDENT_MAX);
 		goto fail;
 	}
 	if (check_sources(m, err) < 0 || check_device_timer_topology(m, err) < 0 ||

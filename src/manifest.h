@@ -88,4 +88,9 @@ const struct cb_cell *cb_manifest_cell(const struct cb_manifest *m, enum cb_role
  * not starting with '.' or '-'. */
 int cb_is_ident(const char *s);
 
+/* The longest such name a manifest may give: each names a folder
+ * (tasks/<id>, <phase>-<cell>, <campaign>-<selection>), which must stay far
+ * below NAME_MAX and leave PATH_MAX room for what is written below it. */
+#define CB_IDENT_MAX 128
+
 #endif

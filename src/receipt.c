@@ -444,6 +444,13 @@ int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_s
 			cb_fail(err, "%s: tasks[%zu]: id, verdict and reason are required", path, i);
 			goto fail;
 		}
+		/* An id names the task's folder: every reader joins it to the
+		 * run root, so "../x", "/x" or "" would lead outside it. */
+		if (!cb_is_ident(cs->tasks[i].id) || strlen(cs->tasks[i].id) > CB_IDENT_MAX) {
+			cb_fail(err, "%s: tasks[%zu].id: '%.*s' is not a task id ([A-Za-z0-9._-], not starting with '.' or '-', at most %d characters)",
+				path, i, CB_IDENT_MAX, cs->tasks[i].id, CB_IDENT_MAX);
+			goto fail;
+		}
 	}
 	return 0;
 fail:

@@ -214,8 +214,6 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 		char *p;
 		int rc;
 
-		if (!cb_is_ident(id))
-			return cb_fail(err, "%s/campaign.json: tasks[%zu]: '%s' is not a task name", rp->root, i, id);
 		p = cb_strdupf("%s/tasks/%s/task.json", rp->root, id);
 		if (!p)
 			return cb_fail(err, "out of memory");

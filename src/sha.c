@@ -79,13 +79,15 @@ int cb_sha256_file(const char *path, char hex[CB_SHA256_HEX], struct cb_err *err
 
 /* 128 KiB a read: a run's TTGIR files are mostly smaller, so most files
  * take one read and the read that sees the end (two system calls, not
- * three; they are much of a verify's time on a virtual machine). */
+ * three; they are much of a verify's time on a virtual machine).
+ * O_NONBLOCK: a file swapped for a FIFO after the walk listed it reads as
+ * empty (and so changed) instead of hanging the open. */
 int cb_sha256_file_fed(const char *path, char hex[CB_SHA256_HEX],
 		       void (*feed)(void *arg, const char *p, size_t n), void *arg, struct cb_err *err)
 {
 	char buf[1 << 17];
 	struct cb_sha s;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	if (fd < 0)
 		return cb_fail(err, "%s: %s", path, strerror(errno));
