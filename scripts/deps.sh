@@ -3,7 +3,8 @@
 # needs to build and test and is missing; do nothing when all is present.
 #   always: a C compiler, make, pkg-config, jansson, OpenSSL's libcrypto,
 #           cmocka, python3 with pytest (the plugin tests) and Hypothesis
-#           (the fuzz test of the inventory reader)
+#           (the fuzz test of the inventory reader), the openssl command
+#           (keys for the signed-seal tests) and git
 #   --ci:   also clang (libFuzzer targets), chromium and python3-pil (the
 #           report's browser test renders its HTML and reads the screenshot)
 set -eu
@@ -22,6 +23,8 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
 	missing="$missing libjansson-dev libssl-dev libcmocka-dev"
 fi
+need_cmd openssl openssl
+need_cmd git git
 need_cmd python3 python3
 # Debian's python3-pytest serves /usr/bin/python3; a python3 earlier on PATH
 # (pyenv, a venv) may lack it, and tests/run.sh looks for one that has it.

@@ -79,7 +79,7 @@ enum {
 	CB_EXIT_PREFLIGHT = 3,   /* run: preflight refused the batch */
 	CB_EXIT_STOPPED = 4,     /* run: stopped by --stop-after, resumable */
 	CB_EXIT_GATE = 5,        /* run/report: --fail-on matched a verdict */
-	CB_EXIT_VERIFY = 6       /* verify: the seal does not hold */
+	CB_EXIT_VERIFY = 6       /* verify: the seal (or its signature) does not hold */
 };
 
 #endif

@@ -39,7 +39,7 @@ static const struct {
 	{ CB_EXIT_PREFLIGHT, "run: a preflight refused the batch; nothing was written" },
 	{ CB_EXIT_STOPPED, "run: stopped by --stop-after or --deadline; continue with --resume" },
 	{ CB_EXIT_GATE, "run, report: --fail-on matched a verdict; demo: a task it ran is X" },
-	{ CB_EXIT_VERIFY, "verify, and report --fail-on: the seal does not hold" },
+	{ CB_EXIT_VERIFY, "verify, and report --fail-on: the seal (with verify --key, its signature) does not hold" },
 };
 
 static void usage(FILE *f)

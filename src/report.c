@@ -345,13 +345,14 @@ static int report_seal(struct cb_report *rp)
 		return 0;
 	}
 	holds = cb_verify_holds(&v);
-	if (holds)
+	if (holds) {
 		snprintf(rp->seal, sizeof(rp->seal), "holds (%zu files)", v.nfiles);
-	else
-		snprintf(rp->seal, sizeof(rp->seal), "does not hold: %s: %s (%zu changed, %zu missing, %zu extra, %zu symlinks)",
-			 v.nchanged ? "changed" : v.nmissing ? "missing" : v.nextra ? "extra" : "symlink",
-			 v.nchanged ? v.changed[0] : v.nmissing ? v.missing[0] : v.nextra ? v.extra[0] : v.links[0],
-			 v.nchanged, v.nmissing, v.nextra, v.nlinks);
+	} else {
+		char first[1024], counts[512];
+		cb_verify_first(&v, first, sizeof(first));
+		cb_verify_describe(&v, counts, sizeof(counts));
+		snprintf(rp->seal, sizeof(rp->seal), "does not hold: %s (%s)", first, counts);
+	}
 	cb_verify_report_release(&v);
 	return holds;
 }

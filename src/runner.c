@@ -27,6 +27,7 @@
 #include "receipt.h"
 #include "runner.h"
 #include "seal.h"
+#include "sign.h"
 #include "topology.h"
 #include "worker.h"
 
@@ -638,7 +639,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	struct cb_preflight pf;
 	struct cb_task_result *res = NULL;
 	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
-	char fail_set[8] = "";
+	char fail_set[8] = "", digest[CB_SHA256_HEX];
 	size_t i, first = 0;
 	int c, rc;
 
@@ -719,10 +720,14 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_stop(&rn.procs[c]);
 	if (write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), err) < 0 ||
-	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 || cb_seal(output, err) < 0)
+	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
+	    cb_seal_digest(output, digest, err) < 0)
 		goto out;
 	note(&rn, json_pack("{s:s, s:I, s:s}", "event", "sealed", "tasks", (json_int_t)rn.ntasks, "root", output),
 	     "run: %zu tasks, sealed %s", rn.ntasks, output);
+	note(&rn, json_pack("{s:s, s:s, s:b}", "event", "seal-digest", "sha256", digest, "signed", o->sign_key != NULL),
+	     "run: seal: SHA256SUMS sha256 %s%s (record it elsewhere to anchor the run)", digest,
+	     o->sign_key ? ", signed in " CB_SIG_FILE : "");
 	rc = CB_EXIT_OK;
 	if (fail_set[0]) {
 		size_t hits = 0;

@@ -23,6 +23,7 @@ struct cb_run_opts {
 	int resume, quiet, json_progress, allow_dirty;
 	int argc;                          /* the command line, recorded in run.json */
 	char **argv;
+	const char *sign_key;              /* Ed25519 private key (PEM) that signs the seal, or NULL */
 };
 
 /* Run (or resume) the campaign: preflights (refused: exit 3, nothing

@@ -1,4 +1,5 @@
-/* seal.c: SHA256SUMS, read-only trees, and `caliber verify`. */
+/* seal.c: sealing a run root (SEAL, SHA256SUMS, the signature, read-only)
+ * and `caliber verify`. The files' text is sums.c's and sign.c's. */
 #include "seal.h"
 
 #include <errno.h>
@@ -15,11 +16,46 @@
 #include "fsutil.h"
 #include "pool.h"
 #include "sha.h"
+#include "sign.h"
+#include "sums.h"
 #include "walk.h"
 
 static int is_sums(const char *rel)
 {
 	return strcmp(rel, CB_SUMS_FILE) == 0;
+}
+
+/* What the seal writes beside the files it lists and so never lists:
+ * SHA256SUMS and its signature. */
+static int is_unlisted(const char *rel)
+{
+	return is_sums(rel) || strcmp(rel, CB_SIG_FILE) == 0;
+}
+
+static const char *entry_key(const void *p)
+{
+	return ((const struct cb_entry *)p)->rel;
+}
+
+static const char *line_key(const void *p)
+{
+	return ((const struct cb_sum_line *)p)->rel;
+}
+
+static const char *str_key(const void *p)
+{
+	return *(char *const *)p;
+}
+
+/* What a link or special file of the tree is, for a message: "a FIFO". */
+static const char *kind_of(const char *root, const char *rel)
+{
+	char *abs = cb_path_join(root, rel);
+	struct stat st;
+	int ok = abs && lstat(abs, &st) == 0;
+
+	free(abs);
+	return ok ? cb_file_kind(st.st_mode) : "a special file";
 }
 
 /* Hashing is what sealing and verifying spend their time on (SHA-256 is
@@ -155,51 +191,141 @@ static int make_read_only(const char *path, struct cb_err *err)
 	return 0;
 }
 
-int cb_seal(const char *root, struct cb_err *err)
+static int cmp_str_ptr(const void *a, const void *b)
 {
-	struct cb_tree t;
-	struct cb_buf out = CB_BUF_INIT;
-	char *sums = NULL, *data, (*hex)[CB_SHA256_HEX] = NULL;
-	size_t i, len;
-	int rc = -1;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-	if (cb_walk(root, NULL, 0, &t, err) < 0)
-		return cb_prefix(err, "seal");
-	for (i = 0; i < t.n; i++) {
-		const struct cb_entry *e = &t.v[i];
+/* A line of the SHA256SUMS being written: the path is borrowed. */
+struct out_line {
+	char hex[CB_SHA256_HEX];
+	const char *rel;
+};
 
-		if (is_sums(e->rel))
+static int cmp_out_line(const void *a, const void *b)
+{
+	return strcmp(((const struct out_line *)a)->rel, ((const struct out_line *)b)->rel);
+}
+
+/* The sealable entries of t: every file but what the seal writes itself
+ * (SHA256SUMS, its signature, SEAL), and in dirs the folders that hold
+ * nothing. A link or a special file is refused, named by its kind. */
+static int sealable(const char *root, const struct cb_tree *t, size_t *nfiles, char ***dirs, size_t *ndirs,
+		    struct cb_err *err)
+{
+	size_t i;
+
+	*nfiles = 0;
+	*dirs = NULL;
+	*ndirs = 0;
+	for (i = 0; i < t->n; i++) {
+		const struct cb_entry *e = &t->v[i];
+
+		if (is_unlisted(e->rel) || strcmp(e->rel, CB_SEAL_FILE) == 0)
 			continue;
-		if (e->kind != CB_ENT_FILE) {
-			cb_fail(err, "seal: %s: a %s cannot be sealed", e->rel,
-				e->kind == CB_ENT_LINK ? "symlink" : "special file");
-			goto out;
-		}
-		if (strpbrk(e->rel, "\\\n")) {
-			cb_fail(err, "seal: %s: a path with a backslash or newline cannot be listed", e->rel);
-			goto out;
+		if (e->kind == CB_ENT_LINK || e->kind == CB_ENT_OTHER)
+			return cb_fail(err, "seal: %s: %s cannot be sealed", e->rel, kind_of(root, e->rel));
+		if (!cb_sums_listable(e->rel))
+			return cb_fail(err, "seal: %s: a path with a backslash or newline cannot be listed", e->rel);
+		if (e->kind == CB_ENT_FILE) {
+			(*nfiles)++;
+		} else if (!cb_sorted_has_below(t->v, t->n, sizeof(*t->v), entry_key, e->rel)) {
+			char **nv = realloc(*dirs, (*ndirs + 1) * sizeof(*nv));
+			if (!nv || !(nv[*ndirs] = strdup(e->rel))) {
+				if (nv)
+					*dirs = nv;
+				return cb_fail(err, "seal: out of memory");
+			}
+			*dirs = nv;
+			(*ndirs)++;
 		}
 	}
-	if (hash_tree(root, &t, NULL, &hex, err) < 0)
-		goto out;
-	for (i = 0; i < t.n; i++)
-		if (!is_sums(t.v[i].rel))
-			cb_buf_addf(&out, "%s  %s\n", hex[i], t.v[i].rel);
-	data = cb_buf_detach(&out, &len);
-	sums = cb_path_join(root, CB_SUMS_FILE);
-	if (!data || !sums) {
-		free(data);
+	return 0;
+}
+
+/* Write SEAL, then SHA256SUMS over every file of t and SEAL (hex[i] the
+ * digest of t->v[i]), then, with key_path, the signature of SHA256SUMS. */
+static int write_seal_files(const char *root, const struct cb_tree *t, char (*hex)[CB_SHA256_HEX], size_t nfiles,
+			    char **dirs, size_t ndirs, const char *key_path, struct cb_err *err)
+{
+	struct out_line *lines = calloc(nfiles + 1, sizeof(*lines));
+	struct cb_buf out = CB_BUF_INIT;
+	char *seal = NULL, *sums = NULL, *sig = NULL, *path = NULL, *data = NULL;
+	size_t i, n = 0, len, seal_len = 0, sig_len = 0;
+	int rc = -1;
+
+	if (!lines || !(seal = cb_seal_record_format(nfiles + 1, dirs, ndirs, &seal_len))) {
 		cb_fail(err, "seal: out of memory");
 		goto out;
 	}
-	rc = cb_write_atomic(sums, data, len, 0444, err);
-	free(data);
-	if (rc == 0)
-		rc = make_read_only(root, err);
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].kind == CB_ENT_FILE && !is_unlisted(t->v[i].rel) && strcmp(t->v[i].rel, CB_SEAL_FILE) != 0) {
+			memcpy(lines[n].hex, hex[i], CB_SHA256_HEX);
+			lines[n++].rel = t->v[i].rel;
+		}
+	lines[n].rel = CB_SEAL_FILE;
+	if (cb_sha256_hex(seal, seal_len, lines[n++].hex, err) < 0)
+		goto out;
+	qsort(lines, n, sizeof(*lines), cmp_out_line);
+	for (i = 0; i < n; i++)
+		cb_buf_addf(&out, "%s  %s\n", lines[i].hex, lines[i].rel);
+	data = cb_buf_detach(&out, &len);
+	path = cb_path_join(root, CB_SEAL_FILE);
+	sums = cb_path_join(root, CB_SUMS_FILE);
+	sig = cb_path_join(root, CB_SIG_FILE);
+	if (!data || !path || !sums || !sig) {
+		cb_fail(err, "seal: out of memory");
+		goto out;
+	}
+	if (cb_write_atomic(path, seal, seal_len, 0444, err) < 0)
+		goto out;
+	/* A signature left by an earlier seal signs another SHA256SUMS. */
+	if (unlink(sig) < 0 && errno != ENOENT) {
+		cb_fail(err, "seal: %s: %s", sig, strerror(errno));
+		goto out;
+	}
+	if (cb_write_atomic(sums, data, len, 0444, err) < 0)
+		goto out;
+	if (key_path) {
+		char *text = NULL;
+		if (cb_sign(key_path, data, len, &text, &sig_len, err) < 0)
+			goto out;
+		rc = cb_write_atomic(sig, text, sig_len, 0444, err);
+		free(text);
+		if (rc < 0)
+			goto out;
+	}
+	rc = 0;
 out:
-	free(hex);
-	free(sums);
 	cb_buf_release(&out);
+	free(lines);
+	free(seal);
+	free(sums);
+	free(sig);
+	free(path);
+	free(data);
+	return rc;
+}
+
+int cb_seal(const char *root, struct cb_err *err)
+{
+	return cb_seal_signed(root, NULL, err);
+}
+
+int cb_seal_signed(const char *root, const char *key_path, struct cb_err *err)
+{
+	struct cb_tree t;
+	char (*hex)[CB_SHA256_HEX] = NULL, **dirs = NULL;
+	size_t nfiles, ndirs = 0;
+	int rc = -1;
+
+	if (cb_walk(root, NULL, CB_WALK_DIRS, &t, err) < 0)
+		return cb_prefix(err, "seal");
+	if (sealable(root, &t, &nfiles, &dirs, &ndirs, err) == 0 && hash_tree(root, &t, NULL, &hex, err) == 0 &&
+	    write_seal_files(root, &t, hex, nfiles, dirs, ndirs, key_path, err) == 0)
+		rc = make_read_only(root, err);
+	cb_strv_free(dirs, ndirs);
+	free(hex);
 	cb_tree_release(&t);
 	return rc;
 }
@@ -207,6 +333,15 @@ out:
 int cb_seal_finish(const char *root, struct cb_err *err)
 {
 	return make_read_only(root, err);
+}
+
+int cb_seal_digest(const char *root, char hex[CB_SHA256_HEX], struct cb_err *err)
+{
+	char *path = cb_path_join(root, CB_SUMS_FILE);
+	int rc = path ? cb_sha256_file(path, hex, err) : cb_fail(err, "out of memory");
+
+	free(path);
+	return rc;
 }
 
 static int push_str(char ***v, size_t *n, char *s, struct cb_err *err)
@@ -224,85 +359,69 @@ static int push_str(char ***v, size_t *n, char *s, struct cb_err *err)
 	return 0;
 }
 
-struct sum_line {
-	char hex[CB_SHA256_HEX];
-	char *rel;
-};
-
-static int cmp_sum(const void *a, const void *b)
+/* Read and parse root's SHA256SUMS into sums, its digest into rep. */
+static int read_sums(const char *root, struct cb_sums *sums, struct cb_verify_report *rep, struct cb_err *err)
 {
-	return strcmp(((const struct sum_line *)a)->rel, ((const struct sum_line *)b)->rel);
-}
+	char *path = cb_path_join(root, CB_SUMS_FILE), *buf = NULL;
+	size_t len;
+	int rc = -1;
 
-/* Parse SHA256SUMS into lines sorted by path. */
-static int read_sums(const char *root, struct sum_line **out, size_t *n, struct cb_err *err)
-{
-	char *path = cb_path_join(root, CB_SUMS_FILE);
-	char *buf = NULL, *p, *nl;
-	struct sum_line *v = NULL;
-	size_t cnt = 0, lineno = 0;
-
-	*out = NULL;
-	*n = 0;
 	if (!path)
 		return cb_fail(err, "out of memory");
-	if (!cb_exists(path)) {
+	if (!cb_exists(path))
 		cb_fail_code(err, CB_ERR_NOT_SEALED, "%s: not sealed (no %s)", root, CB_SUMS_FILE);
-		free(path);
-		return -1;
-	}
-	if (cb_read_file(path, &buf, NULL, err) < 0) {
-		free(path);
-		return -1;
-	}
-	for (p = buf; *p; p = nl + 1) {
-		struct sum_line *nv;
-		char *name;
+	else if (cb_read_file(path, &buf, &len, err) == 0 && cb_sha256_hex(buf, len, rep->digest, err) == 0)
+		rc = cb_sums_parse(buf, len, path, sums, err);
+	free(buf);
+	free(path);
+	return rc;
+}
 
-		lineno++;
-		nl = strchr(p, '\n');
-		if (!nl) {
-			cb_fail(err, "%s:%zu: line is not terminated", path, lineno);
-			goto fail;
-		}
-		*nl = '\0';
-		if (strlen(p) < 67 || p[64] != ' ' || (p[65] != ' ' && p[65] != '*') || !p[66]) {
-			cb_fail(err, "%s:%zu: not a sha256sum line", path, lineno);
-			goto fail;
-		}
-		p[64] = '\0';
-		if (!cb_is_hex(p, 64)) {
-			cb_fail(err, "%s:%zu: not a SHA-256 digest", path, lineno);
-			goto fail;
-		}
-		name = strdup(p + 66);
-		nv = realloc(v, (cnt + 1) * sizeof(*v));
-		if (!name || !nv) {
-			free(name);
-			if (nv)
-				v = nv;
-			cb_fail(err, "out of memory");
-			goto fail;
-		}
-		v = nv;
-		memcpy(v[cnt].hex, p, CB_SHA256_HEX);
-		v[cnt].rel = name;
-		cnt++;
+/* Format 2: what SEAL says, checked against SHA256SUMS and the tree: the
+ * number of lines (a file deleted with its line), and that every folder
+ * holds a listed file or was empty when sealed (an added empty folder).
+ * Only a SEAL whose digest matches its line is trusted; one that does not
+ * is already reported as changed. */
+static int check_seal_record(const char *root, const struct cb_sums *sums, const struct cb_tree *t,
+			     char (*hex)[CB_SHA256_HEX], struct cb_verify_report *rep, struct cb_err *err)
+{
+	struct cb_seal_record rec;
+	struct cb_err why;
+	size_t at = cb_sums_find(sums, CB_SEAL_FILE), i;
+	char *path, *buf = NULL;
+	size_t len;
+	int rc = 0;
+
+	for (i = 0; i < t->n && strcmp(t->v[i].rel, CB_SEAL_FILE) != 0; i++)
+		;
+	if (i == t->n || t->v[i].kind != CB_ENT_FILE || strcmp(hex[i], sums->v[at].hex) != 0)
+		return 0;
+	path = cb_path_join(root, CB_SEAL_FILE);
+	if (!path)
+		return cb_fail(err, "out of memory");
+	if (cb_read_file(path, &buf, &len, &why) < 0 || cb_seal_record_parse(buf, len, CB_SEAL_FILE, &rec, &why) < 0) {
+		rc = push_str(&rep->sums, &rep->nsums, strdup(why.msg), err);
+		free(buf);
+		free(path);
+		return rc;
 	}
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), cmp_sum);
 	free(buf);
 	free(path);
-	*out = v;
-	*n = cnt;
-	return 0;
-fail:
-	while (cnt)
-		free(v[--cnt].rel);
-	free(v);
-	free(buf);
-	free(path);
-	return -1;
+	if (rec.files != sums->n)
+		rc = push_str(&rep->sums, &rep->nsums,
+			      cb_strdupf("SHA256SUMS lists %zu files, SEAL counted %zu when it was sealed: lines were %s",
+					 sums->n, rec.files, sums->n < rec.files ? "removed" : "added"), err);
+	for (i = 0; rc == 0 && i < t->n; i++) {
+		const char *d = t->v[i].rel;
+		if (t->v[i].kind != CB_ENT_DIR ||
+		    cb_sorted_has_below(sums->v, sums->n, sizeof(*sums->v), line_key, d) ||
+		    cb_sorted_has_below(rec.dirs, rec.ndirs, sizeof(*rec.dirs), str_key, d))
+			continue;
+		if (!rec.ndirs || !bsearch(&d, rec.dirs, rec.ndirs, sizeof(*rec.dirs), cmp_str_ptr))
+			rc = push_str(&rep->extra, &rep->nextra, cb_strdupf("%s/", d), err);
+	}
+	cb_seal_record_release(&rec);
+	return rc;
 }
 
 int cb_verify(const char *root, struct cb_verify_report *rep, struct cb_err *err)
@@ -313,36 +432,34 @@ int cb_verify(const char *root, struct cb_verify_report *rep, struct cb_err *err
 int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 		       struct cb_verify_report *rep, struct cb_err *err)
 {
-	struct sum_line *sums;
+	struct cb_sums sums = { NULL, 0 };
 	struct cb_tree t;
 	char (*hex)[CB_SHA256_HEX] = NULL;
-	size_t nsums, i = 0, j = 0;
+	size_t i = 0, j = 0;
 	int rc = 0;
 
 	memset(rep, 0, sizeof(*rep));
-	if (read_sums(root, &sums, &nsums, err) < 0)
+	if (read_sums(root, &sums, rep, err) < 0)
 		return -1;
-	if (cb_walk(root, NULL, obs && obs->listing ? CB_WALK_DIRS : 0, &t, err) < 0 ||
-	    hash_tree(root, &t, obs, &hex, err) < 0) {
+	if (cb_walk(root, NULL, CB_WALK_DIRS, &t, err) < 0 || hash_tree(root, &t, obs, &hex, err) < 0) {
 		cb_tree_release(&t);
-		for (i = 0; i < nsums; i++)
-			free(sums[i].rel);
-		free(sums);
+		cb_sums_release(&sums);
 		return -1;
 	}
-	rep->nfiles = nsums;
+	rep->format = cb_sums_find(&sums, CB_SEAL_FILE) < sums.n ? CB_SEAL_FORMAT : 1;
+	rep->nfiles = sums.n - (rep->format == CB_SEAL_FORMAT);
 	/* Merge two sorted lists: the seal's and the tree's. */
-	while (rc == 0 && (i < nsums || j < t.n)) {
+	while (rc == 0 && (i < sums.n || j < t.n)) {
 		const struct cb_entry *e = j < t.n ? &t.v[j] : NULL;
 		int c;
 
-		if (e && (is_sums(e->rel) || e->kind == CB_ENT_DIR)) {
+		if (e && (is_unlisted(e->rel) || e->kind == CB_ENT_DIR)) {
 			j++;
 			continue;
 		}
-		c = !e ? -1 : i >= nsums ? 1 : strcmp(sums[i].rel, e->rel);
+		c = !e ? -1 : i >= sums.n ? 1 : strcmp(sums.v[i].rel, e->rel);
 		if (c < 0) {
-			rc = push_str(&rep->missing, &rep->nmissing, strdup(sums[i].rel), err);
+			rc = push_str(&rep->missing, &rep->nmissing, strdup(sums.v[i].rel), err);
 			i++;
 			continue;
 		}
@@ -355,19 +472,22 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 				target[n] = '\0';
 			rc = push_str(&rep->links, &rep->nlinks, cb_strdupf("%s -> %s", e->rel, target), err);
 		} else if (e->kind == CB_ENT_OTHER) {
-			rc = push_str(&rep->links, &rep->nlinks, cb_strdupf("%s (special file)", e->rel), err);
+			rc = push_str(&rep->specials, &rep->nspecials, cb_strdupf("%s (%s)", e->rel, kind_of(root, e->rel)),
+				      err);
 		} else if (c > 0) {
 			rc = push_str(&rep->extra, &rep->nextra, strdup(e->rel), err);
-		} else if (strcmp(hex[j], sums[i].hex) != 0) {
+		} else if (strcmp(hex[j], sums.v[i].hex) != 0) {
 			rc = push_str(&rep->changed, &rep->nchanged, strdup(e->rel), err);
 		}
 		if (c == 0)
 			i++;
 		j++;
 	}
-	for (i = 0; i < nsums; i++)
-		free(sums[i].rel);
-	free(sums);
+	if (rc == 0 && rep->format == CB_SEAL_FORMAT)
+		rc = check_seal_record(root, &sums, &t, hex, rep, err);
+	if (rc == 0 && rep->nextra > 1)
+		qsort(rep->extra, rep->nextra, sizeof(*rep->extra), cmp_str_ptr);
+	cb_sums_release(&sums);
 	free(hex);
 	if (rc == 0 && obs && obs->listing)
 		*obs->listing = t;
@@ -380,7 +500,32 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 
 int cb_verify_holds(const struct cb_verify_report *rep)
 {
-	return !rep->nchanged && !rep->nmissing && !rep->nextra && !rep->nlinks;
+	return !rep->nchanged && !rep->nmissing && !rep->nextra && !rep->nlinks && !rep->nspecials && !rep->nsums;
+}
+
+void cb_verify_describe(const struct cb_verify_report *rep, char *out, size_t cap)
+{
+	snprintf(out, cap, "%zu changed, %zu missing, %zu extra, %zu symlinks, %zu special files%s%s", rep->nchanged,
+		 rep->nmissing, rep->nextra, rep->nlinks, rep->nspecials, rep->nsums ? "; " : "",
+		 rep->nsums ? rep->sums[0] : "");
+}
+
+void cb_verify_first(const struct cb_verify_report *rep, char *out, size_t cap)
+{
+	if (rep->nsums)
+		snprintf(out, cap, "%s", rep->sums[0]);
+	else if (rep->nchanged)
+		snprintf(out, cap, "changed: %s", rep->changed[0]);
+	else if (rep->nmissing)
+		snprintf(out, cap, "missing: %s", rep->missing[0]);
+	else if (rep->nextra)
+		snprintf(out, cap, "extra: %s", rep->extra[0]);
+	else if (rep->nlinks)
+		snprintf(out, cap, "symlink: %s", rep->links[0]);
+	else if (rep->nspecials)
+		snprintf(out, cap, "special file: %s", rep->specials[0]);
+	else
+		snprintf(out, cap, "nothing");
 }
 
 void cb_verify_report_release(struct cb_verify_report *rep)
@@ -391,6 +536,8 @@ void cb_verify_report_release(struct cb_verify_report *rep)
 	cb_strv_free(rep->missing, rep->nmissing);
 	cb_strv_free(rep->extra, rep->nextra);
 	cb_strv_free(rep->links, rep->nlinks);
+	cb_strv_free(rep->specials, rep->nspecials);
+	cb_strv_free(rep->sums, rep->nsums);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -403,18 +550,15 @@ int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer
 			       struct cb_err *err)
 {
 	struct cb_verify_report rep;
+	char first[CB_ERR_MAX - 256];
 	int rc = 0;
 
 	if (cb_verify_observed(root, obs, &rep, err) < 0)
 		return -1;
-	if (rep.nchanged)
-		rc = cb_fail(err, "%s: seal does not hold: changed: %s", root, rep.changed[0]);
-	else if (rep.nmissing)
-		rc = cb_fail(err, "%s: seal does not hold: missing: %s", root, rep.missing[0]);
-	else if (rep.nextra)
-		rc = cb_fail(err, "%s: seal does not hold: extra: %s", root, rep.extra[0]);
-	else if (rep.nlinks)
-		rc = cb_fail(err, "%s: seal does not hold: symlink: %s", root, rep.links[0]);
+	if (!cb_verify_holds(&rep)) {
+		cb_verify_first(&rep, first, sizeof(first));
+		rc = cb_fail(err, "%s: seal does not hold: %s", root, first);
+	}
 	cb_verify_report_release(&rep);
 	return rc;
 }

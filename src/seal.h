@@ -5,30 +5,47 @@
 #include <stddef.h>
 
 #include "caliber.h"
+#include "sha.h"
+#include "sums.h"
 
-#define CB_SUMS_FILE "SHA256SUMS"
-
-/* Write SHA256SUMS (sha256sum format, sorted paths, every file of the tree
- * but itself) atomically, then remove write permission from the whole tree.
- * Symlinks and special files are refused: a sealed run holds files only. */
+/* Seal root (format 2, docs/formats.md "Seal"): write SEAL (the number of
+ * lines SHA256SUMS will have, and every folder that holds nothing), then
+ * SHA256SUMS (sha256sum format, sorted paths, every file of the tree but
+ * itself and its signature, SEAL included), atomically, then remove write
+ * permission from the whole tree. Symlinks and special files are refused,
+ * named by their kind: a sealed run holds files and folders only. */
 int cb_seal(const char *root, struct cb_err *err);
+
+/* cb_seal, and with key_path (NULL: none) SHA256SUMS.sig, the Ed25519
+ * signature of SHA256SUMS by the private key in key_path (sign.h). */
+int cb_seal_signed(const char *root, const char *key_path, struct cb_err *err);
+
+/* The seal's own digest: SHA-256 of root's SHA256SUMS, to be recorded
+ * elsewhere (nothing inside a run can hold the digest of the file that
+ * hashes it). */
+int cb_seal_digest(const char *root, char hex[CB_SHA256_HEX], struct cb_err *err);
 
 /* Remove write permission from a tree whose SHA256SUMS is already written
  * (finishes a seal that was interrupted). */
 int cb_seal_finish(const char *root, struct cb_err *err);
 
-/* What verify found. Each list holds relative paths (for symlinks
- * "path -> target"), sorted. */
+/* What verify found. Each list holds relative paths, sorted. */
 struct cb_verify_report {
-	size_t nfiles;               /* files listed in SHA256SUMS */
+	int format;                  /* 1: SHA256SUMS alone (sealed before SEAL existed); 2: with SEAL */
+	char digest[CB_SHA256_HEX];  /* the seal's own digest (cb_seal_digest) */
+	size_t nfiles;               /* the run's files listed in SHA256SUMS (SEAL not counted) */
 	char **changed; size_t nchanged;
 	char **missing; size_t nmissing;
-	char **extra; size_t nextra;
-	char **links; size_t nlinks; /* symlinks and special files, never followed */
+	char **extra; size_t nextra; /* files, and (format 2) folders as "path/" */
+	char **links; size_t nlinks; /* symlinks, "path -> target", never followed */
+	char **specials; size_t nspecials;  /* FIFOs, sockets, devices: "path (a FIFO)", never opened */
+	char **sums; size_t nsums;   /* format 2: what SEAL says of SHA256SUMS that does not hold
+				      * (lines removed or added), or why SEAL cannot be read */
 };
 
 /* Recompute the seal of root into rep. Returns -1 only when it cannot be
- * checked at all (no SHA256SUMS, malformed line, unreadable tree). */
+ * checked at all (no SHA256SUMS, a malformed or duplicated line, an
+ * unreadable tree). */
 int cb_verify(const char *root, struct cb_verify_report *rep, struct cb_err *err);
 
 /* Lets a caller process files in the same read that verifies them, so
@@ -59,6 +76,12 @@ struct cb_verify_observer {
 int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 		       struct cb_verify_report *rep, struct cb_err *err);
 int cb_verify_holds(const struct cb_verify_report *rep);
+/* "1 changed, 0 missing, 0 extra, 0 symlinks, 0 special files" (and what
+ * SEAL says, when it does not hold), for messages. */
+void cb_verify_describe(const struct cb_verify_report *rep, char *out, size_t cap);
+/* The first difference, as "changed: PATH" (or missing, extra, symlink,
+ * special file, or what SEAL says), for messages. */
+void cb_verify_first(const struct cb_verify_report *rep, char *out, size_t cap);
 void cb_verify_report_release(struct cb_verify_report *rep);
 
 /* cb_verify, turning any difference into an error that names the first one;

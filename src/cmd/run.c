@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "opts.h"
 #include "runner.h"
+#include "sign.h"
 
 static const char run_about[] =
 	"Run a frozen campaign on one device, serially, into a sealed run root.\n"
@@ -21,6 +22,9 @@ static const char run_about[] =
 	"expected to take: the longest such cell of this task so far, else of this\n"
 	"run, else its timeout; --resume continues from the first task without a\n"
 	"receipt (a task stopped between its cells is redone).\n"
+	"The seal's own digest (SHA-256 of SHA256SUMS) is printed at the end; with\n"
+	"--sign-key KEY.pem (Ed25519, `openssl genpkey -algorithm ed25519`) the seal\n"
+	"is signed into SHA256SUMS.sig, which `caliber verify --key PUB.pem` checks.\n"
 	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
 	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
 
@@ -29,7 +33,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	struct cb_run_opts o;
 	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL;
 	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
-	const char *fail_on = NULL, *deadline = NULL;
+	const char *fail_on = NULL, *deadline = NULL, *sign_key = NULL;
 	long long stop_after = 0;
 	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0;
 	struct cb_args args = CB_ARGS_INIT;
@@ -52,6 +56,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "no progress output" },
 		{ "json-progress", CB_OPT_FLAG, &json_progress, NULL, "one JSON object per progress event" },
 		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
+		{ "sign-key", CB_OPT_PATH, &sign_key, "KEY.pem", "sign the seal with this Ed25519 private key (PEM)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "run", "--manifest F --task-matrix F --build-root D --corpus D --output-root D [options]",
@@ -65,10 +70,13 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus and --output-root are required");
 	} else if (isolate && strcmp(isolate, "task") != 0) {
 		cb_fail(err, "--isolate: the only unit is 'task'");
+	} else if (sign_key && cb_sign_key_check(sign_key, err) < 0) {
+		/* A key that cannot sign is found before the campaign, not after it. */
+		cb_prefix(err, "--sign-key");
 	} else {
 		o = (struct cb_run_opts){ manifest, matrix, build_root, corpus, output, worker, backends, device, python,
 					  fail_on, deadline, stop_after, isolate != NULL, resume, quiet, json_progress,
-					  allow_dirty, argc, argv };
+					  allow_dirty, argc, argv, sign_key };
 		rc = cb_run(&o, err);
 	}
 	cb_args_release(&args);

@@ -1,10 +1,14 @@
-/* cmd/verify.c: `caliber verify RUN_ROOT`, the seal of a run root checked
- * again: every file that changed, is missing or is extra. */
+/* cmd/verify.c: `caliber verify RUN_ROOT [--key PUB.pem]`, the seal of a
+ * run root checked again: every file that changed, is missing or is extra,
+ * the seal's own digest, and with --key its signature. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
+#include "fsutil.h"
 #include "opts.h"
 #include "seal.h"
+#include "sign.h"
 
 static void print_list(const char *what, char **v, size_t n)
 {
@@ -14,23 +18,82 @@ static void print_list(const char *what, char **v, size_t n)
 		printf("%s: %s\n", what, v[i]);
 }
 
-static const struct cb_cmd_spec verify_spec = {
-	"verify", "RUN_ROOT",
+/* The signature of root's seal: without pub, only said to be there (or
+ * not); with pub, checked, and a missing or bad one fails. Prints one
+ * "signature: ..." line when there is something to say. */
+static int check_signature(const char *root, const char *pub, struct cb_err *err)
+{
+	struct cb_signature sig;
+	char *sig_path = cb_path_join(root, CB_SIG_FILE), *sums_path = cb_path_join(root, CB_SUMS_FILE);
+	char *text = NULL, *sums = NULL, fp[CB_SHA256_HEX];
+	size_t len, sums_len;
+	int rc = -1;
+
+	if (!sig_path || !sums_path) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	if (!cb_exists(sig_path)) {
+		if (pub)
+			cb_fail(err, "%s: not signed (no %s), and --key %s asks for a signature", root, CB_SIG_FILE, pub);
+		else
+			rc = 0;
+		goto out;
+	}
+	if (cb_read_file(sig_path, &text, &len, err) < 0 || cb_signature_parse(text, len, sig_path, &sig, err) < 0)
+		goto out;
+	if (!pub) {
+		printf("signature: %s by key sha256:%s, not checked (--key PUB.pem checks it)\n", CB_SIG_FILE, sig.key);
+		rc = 0;
+		goto out;
+	}
+	if (cb_read_file(sums_path, &sums, &sums_len, err) < 0 ||
+	    cb_signature_check(&sig, sig_path, pub, sums, sums_len, err) < 0 || cb_key_fingerprint(pub, fp, err) < 0)
+		goto out;
+	printf("signature: holds, key sha256:%s (%s)\n", fp, pub);
+	rc = 0;
+out:
+	free(text);
+	free(sums);
+	free(sig_path);
+	free(sums_path);
+	return rc;
+}
+
+static const char verify_about[] =
 	"Recompute the seal of a run root: every file listed in SHA256SUMS is\n"
-	"hashed again. Prints each file that changed, is missing or is extra, and\n"
-	"every symlink or special file (never followed). Exit 0 when the seal\n"
-	"holds, 6 when it does not.",
-	NULL, 1, 1
-};
+	"hashed again. Prints each file that changed, is missing or is extra, every\n"
+	"symlink and special file (never followed), and for a run sealed in format\n"
+	"2 (with SEAL) every folder that was not there when it was sealed and\n"
+	"whether lines were removed from SHA256SUMS. Then the seal's own digest\n"
+	"(SHA-256 of SHA256SUMS): record it elsewhere to anchor the run. With --key\n"
+	"PUB.pem (an Ed25519 public key, PEM) the signature SHA256SUMS.sig that\n"
+	"`caliber run --sign-key` wrote must hold for that key. Exit 0 when the seal\n"
+	"(and with --key, its signature) holds, 6 when it does not.";
 
 int cmd_verify(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_verify_report rep;
 	struct cb_args args = CB_ARGS_INIT;
-	int rc = cb_parse_opts(&verify_spec, argc, argv, &args, err);
+	const char *key = NULL;
+	char what[512];
+	const struct cb_opt opts[] = {
+		{ "key", CB_OPT_PATH, &key, "PUB.pem", "the public key the seal's signature must hold for" },
+		{ NULL, 0, NULL, NULL, NULL }
+	};
+	const struct cb_cmd_spec spec = { "verify", "RUN_ROOT [--key PUB.pem]", verify_about, opts, 1, 1 };
+	struct cb_err sig_err = CB_ERR_INIT;
+	char fp[CB_SHA256_HEX];
+	int rc = cb_parse_opts(&spec, argc, argv, &args, err), sig_rc;
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	/* A key that cannot be read is a bad command, found before the work. */
+	if (key && cb_key_fingerprint(key, fp, err) < 0) {
+		cb_prefix(err, "--key");
+		cb_args_release(&args);
+		return CB_EXIT_FAIL;
+	}
 	rc = cb_verify(args.pos[0], &rep, err);
 	if (rc < 0) {
 		cb_args_release(&args);
@@ -40,13 +103,22 @@ int cmd_verify(int argc, char **argv, struct cb_err *err)
 	print_list("missing", rep.missing, rep.nmissing);
 	print_list("extra", rep.extra, rep.nextra);
 	print_list("symlink", rep.links, rep.nlinks);
-	if (cb_verify_holds(&rep)) {
+	print_list("special file", rep.specials, rep.nspecials);
+	print_list("sums", rep.sums, rep.nsums);
+	printf("seal: format %d, SHA256SUMS sha256 %s\n", rep.format, rep.digest);
+	sig_rc = check_signature(args.pos[0], key, &sig_err);
+	if (!cb_verify_holds(&rep)) {
+		if (sig_rc < 0)
+			printf("signature: %s\n", sig_err.msg);
+		cb_verify_describe(&rep, what, sizeof(what));
+		cb_fail(err, "%s: seal does not hold: %s", args.pos[0], what);
+		rc = CB_EXIT_VERIFY;
+	} else if (sig_rc < 0) {
+		*err = sig_err;
+		rc = CB_EXIT_VERIFY;
+	} else {
 		printf("verify: %s: seal holds (%zu files)\n", args.pos[0], rep.nfiles);
 		rc = CB_EXIT_OK;
-	} else {
-		cb_fail(err, "%s: seal does not hold: %zu changed, %zu missing, %zu extra, %zu symlinks",
-			args.pos[0], rep.nchanged, rep.nmissing, rep.nextra, rep.nlinks);
-		rc = CB_EXIT_VERIFY;
 	}
 	cb_verify_report_release(&rep);
 	cb_args_release(&args);

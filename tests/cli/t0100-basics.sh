@@ -29,7 +29,7 @@ test_expect_success 'an unknown option names itself and the help' '
 '
 
 test_expect_success 'a missing positional argument prints the usage' '
-	printf "caliber: verify: usage: caliber verify RUN_ROOT\n" >want &&
+	printf "caliber: verify: usage: caliber verify RUN_ROOT [--key PUB.pem]\n" >want &&
 	expect_refusal 2 want $CALIBER verify
 '
 

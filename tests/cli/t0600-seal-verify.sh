@@ -29,7 +29,7 @@ test_expect_success 'a one-byte change is named' '
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run && chmod -R u+w run &&
 	f=run/tasks/softmax_rows/cells/a-candidate/ir/MEASURED/k_main.ttgir &&
 	printf "X" | dd of=$f bs=1 seek=10 conv=notrunc 2>/dev/null &&
-	printf "caliber: verify: @CWD@/run: seal does not hold: 1 changed, 0 missing, 0 extra, 0 symlinks\n" >want &&
+	printf "caliber: verify: @CWD@/run: seal does not hold: 1 changed, 0 missing, 0 extra, 0 symlinks, 0 special files\n" >want &&
 	expect_refusal 6 want $CALIBER verify run &&
 	grep -qx "changed: tasks/softmax_rows/cells/a-candidate/ir/MEASURED/k_main.ttgir" "$T/.out"
 '

@@ -83,7 +83,7 @@ test_expect_success 'receipt text is escaped, and a seal that does not hold is s
 	python3 -c "import json, sys; p = sys.argv[1]; d = json.load(open(p)); d[\"reason\"] = \"<img src=x onerror=alert(1)> & \\\"q\\\" '"'"'a'"'"' | *b*\"; json.dump(d, open(p, \"w\"))" \
 		run/tasks/sum_rows/task.json &&
 	$CALIBER report run >txt &&
-	sed -n 2p txt | grep -qx "seal: does not hold: changed: tasks/sum_rows/task.json (1 changed, 0 missing, 0 extra, 0 symlinks)" &&
+	sed -n 2p txt | grep -qx "seal: does not hold: changed: tasks/sum_rows/task.json (1 changed, 0 missing, 0 extra, 0 symlinks, 0 special files)" &&
 	$CALIBER report run --format md >md &&
 	grep -qF "sum_rows **R**: &lt;img src=x onerror=alert(1)> &amp; \"q\" '"'"'a'"'"' \\| \\*b\\*" md &&
 	$CALIBER report run --format html >h.html &&
@@ -116,7 +116,7 @@ test_expect_success '--fail-on on a run whose seal does not hold exits 6, whatev
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
 	chmod -R u+w run && echo >>run/tasks/gelu_bwd/task.json &&
 	$CALIBER report run >/dev/null &&
-	printf "%s\n" "caliber: report: --fail-on X: $PWD/run: the seal does not hold: changed: tasks/gelu_bwd/task.json (1 changed, 0 missing, 0 extra, 0 symlinks); a run that does not verify passes no gate" >want &&
+	printf "%s\n" "caliber: report: --fail-on X: $PWD/run: the seal does not hold: changed: tasks/gelu_bwd/task.json (1 changed, 0 missing, 0 extra, 0 symlinks, 0 special files); a run that does not verify passes no gate" >want &&
 	expect_refusal 6 want $CALIBER report run --fail-on X &&
 	expect_refusal 6 want $CALIBER report run --fail-on X -o sub/r.html && test ! -e sub
 '
