@@ -11,14 +11,71 @@
 
 #include "fsutil.h"
 #include "seal.h"
+#include "walk.h"
+
+/* A folder by what names it on the machine, whatever the path. */
+struct devino {
+	dev_t dev;
+	ino_t ino;
+};
 
 /* What the climb from a target looks for, and where it found it. */
 struct climb {
-	struct stat run;     /* g->run, when have_run */
-	int have_run;
-	int in_run;          /* found: g->run itself (1) or a sealed run (0) */
+	struct devino *run;  /* every folder of g->run, sorted (cmp_devino) */
+	size_t nrun;
+	int in_run;          /* found: a folder of g->run (1) or a sealed run (0) */
 	size_t level;        /* how many folders above the deepest one reached */
 };
+
+/* qsort/bsearch order of folders: by device, then inode. */
+static int cmp_devino(const void *a, const void *b)
+{
+	const struct devino *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* The folders of the run root, by device and inode, sorted: with whole,
+ * every one of them, so that a target lies in the run when it reaches any,
+ * whether its path climbs through the root or not (a bind mount of one of
+ * the run's folders does not); without, the root alone (what a folder just
+ * made is checked against again, without walking the run a second time). A
+ * run that cannot be opened protects nothing here (the command fails on it
+ * itself); one that cannot be walked whole protects its root at least. */
+static int run_folders(const char *run, int whole, struct climb *c, struct cb_err *err)
+{
+	struct cb_tree t;
+	struct cb_err ignored;
+	struct stat st;
+	size_t i;
+	int fd = run ? open(run, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return 0;
+	}
+	if (!whole || cb_walk(run, NULL, CB_WALK_DIRS, &t, &ignored) < 0)
+		memset(&t, 0, sizeof(t));
+	c->run = malloc((t.n + 1) * sizeof(*c->run));
+	if (!c->run) {
+		close(fd);
+		cb_tree_release(&t);
+		return cb_fail(err, "out of memory");
+	}
+	c->run[c->nrun++] = (struct devino){ st.st_dev, st.st_ino };
+	for (i = 0; i < t.n; i++)
+		if (t.v[i].kind == CB_ENT_DIR && fstatat(fd, t.v[i].rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			c->run[c->nrun++] = (struct devino){ st.st_dev, st.st_ino };
+	qsort(c->run, c->nrun, sizeof(*c->run), cmp_devino);
+	close(fd);
+	cb_tree_release(&t);
+	return 0;
+}
 
 /* Whether the folder dirfd holds name as a regular file (never followed). */
 static int holds_file(int dirfd, const char *name)
@@ -32,9 +89,10 @@ static int holds_file(int dirfd, const char *name)
 static int visit(int fd, const struct stat *st, size_t level, void *ctx)
 {
 	struct climb *c = ctx;
+	const struct devino key = { st->st_dev, st->st_ino };
 
 	c->level = level;
-	if (c->have_run && st->st_dev == c->run.st_dev && st->st_ino == c->run.st_ino) {
+	if (c->nrun && bsearch(&key, c->run, c->nrun, sizeof(*c->run), cmp_devino)) {
 		c->in_run = 1;
 		return 1;
 	}
@@ -65,8 +123,10 @@ static char *name_above(const char *reached, size_t level)
 }
 
 /* Judge the target abs by the folder fd that it reaches (by `reached`):
- * refused when that folder or one above it is g->run or a sealed run. */
-static int judge(const struct cb_guard *g, const char *abs, int fd, const char *reached, struct cb_err *err)
+ * refused when that folder or one above it is a folder of g->run (with
+ * whole; else its root) or a sealed run. */
+static int judge(const struct cb_guard *g, const char *abs, int fd, const char *reached, int whole,
+		 struct cb_err *err)
 {
 	struct climb c;
 	const char *what = g->what ? g->what : "";
@@ -75,8 +135,10 @@ static int judge(const struct cb_guard *g, const char *abs, int fd, const char *
 	int r;
 
 	memset(&c, 0, sizeof(c));
-	c.have_run = g->run && stat(g->run, &c.run) == 0;
+	if (run_folders(g->run, whole, &c, err) < 0)
+		return -1;
 	r = cb_dir_climb(fd, visit, &c, err);
+	free(c.run);
 	if (r < 0)
 		return cb_prefix(err, "%s%s%s", what, sp, abs);
 	if (r == 0)
@@ -122,7 +184,7 @@ int cb_guard_check(const struct cb_guard *g, const char *path, struct cb_err *er
 	if (cb_dir_open(abs, 0, 0, &fd, NULL, &reached, err) < 0) {
 		named(g, err);
 	} else {
-		rc = judge(g, abs, fd, reached, err);
+		rc = judge(g, abs, fd, reached, 1, err);
 		close(fd);
 	}
 	free(reached);
@@ -138,7 +200,7 @@ static int make(const struct cb_guard *g, const char *abs, mode_t mode, struct c
 
 	if (cb_dir_open(abs, 1, mode, &fd, NULL, &reached, err) < 0)
 		return named(g, err);
-	rc = judge(g, abs, fd, reached, err);
+	rc = judge(g, abs, fd, reached, 0, err);
 	close(fd);
 	free(reached);
 	return rc;

@@ -5,11 +5,15 @@
  * A target is judged by the folders it would land in, not by its string:
  * the path is walked down with file descriptors (cb_dir_open), and from the
  * deepest folder it reaches the guard climbs "..", comparing each folder by
- * device and inode with the run root the command reads, and looking in
- * each for a seal (SHA256SUMS and campaign.json, regular files). A link, a
- * bind mount or a ".." that leads into a sealed run is caught like the
- * plain path. Folders are made with cb_dir_open (no link followed in the
- * part it makes), and the check is made again on the folder made. */
+ * device and inode with the folders of the run root the command reads, and
+ * looking in each for a seal (SHA256SUMS and campaign.json, regular files).
+ * A link, a bind mount (of the run or of one of its folders) or a ".."
+ * that leads into the run is caught like the plain path; so is a link or
+ * ".." into any sealed run, and a bind mount of a sealed run's root (a
+ * bind mount of a folder inside another sealed run holds no seal and
+ * climbs out of it: only the run a command reads is walked whole). Folders
+ * are made with cb_dir_open (no link followed in the part it makes), and
+ * the check is made again on the folder made. */
 #ifndef CB_GUARD_H
 #define CB_GUARD_H
 
@@ -35,7 +39,8 @@ struct cb_guard {
 int cb_guard_check(const struct cb_guard *g, const char *path, struct cb_err *err);
 
 /* cb_guard_check, mkdir -p of dir (cb_dir_open: no link followed in what it
- * makes), and the check again on the folder made. */
+ * makes), and the check again on the folder made (against g->run's root
+ * and every sealed run above it: the run is not walked a second time). */
 int cb_guard_mkdir(const struct cb_guard *g, const char *dir, mode_t mode, struct cb_err *err);
 
 /* cb_guard_check of file, then cb_guard_mkdir of the folder that holds it. */

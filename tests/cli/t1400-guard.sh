@@ -87,8 +87,15 @@ for cmd in reaccount report; do
 			set +e; unshare -rm sh -c "mount --bind S bm && $CALIBER $cmd S $args bm/$t" >out 2>err; rc=$?; set -e &&
 			test $rc -eq 1 && cmp want err && untouched
 		'
+		test_expect_success "$cmd: a bind mount of a folder of S is refused (every folder of S compared)" '
+			eval "$setup" && mkS && mkdir bm &&
+			printf "%s\n" "caliber: $cmd: $opt $PWD/bm/gelu_bwd/$t: inside the run root $PWD/S ($why)" >want &&
+			set +e; unshare -rm sh -c "mount --bind S/tasks bm && $CALIBER $cmd S $args bm/gelu_bwd/$t" >out 2>err; rc=$?; set -e &&
+			test $rc -eq 1 && cmp want err && untouched
+		'
 	else
 		test_skip "$cmd: a bind mount of S is refused (compared by device and inode)" "no unshare -rm (user namespaces) here"
+		test_skip "$cmd: a bind mount of a folder of S is refused (every folder of S compared)" "no unshare -rm (user namespaces) here"
 	fi
 done
 
