@@ -90,6 +90,21 @@ static int fingerprint(EVP_PKEY *k, const char *path, char hex[CB_SHA256_HEX], s
 	return rc;
 }
 
+/* What signing and checking both start from: the key in path (private or
+ * public), its fingerprint, and the digest of the SHA256SUMS at hand. *k is
+ * the caller's to free on success. */
+static int key_and_digests(const char *path, int want_private, const char *sums, size_t len, EVP_PKEY **k,
+			   char fp[CB_SHA256_HEX], char digest[CB_SHA256_HEX], struct cb_err *err)
+{
+	if (load_key(path, want_private, k, err) < 0)
+		return -1;
+	if (fingerprint(*k, path, fp, err) == 0 && cb_sha256_hex(sums, len, digest, err) == 0)
+		return 0;
+	EVP_PKEY_free(*k);
+	*k = NULL;
+	return -1;
+}
+
 int cb_sign_key_check(const char *path, struct cb_err *err)
 {
 	EVP_PKEY *k;
@@ -124,10 +139,8 @@ int cb_sign(const char *key_path, const char *sums, size_t len, char **out, size
 	int rc = -1;
 
 	*out = NULL;
-	if (load_key(key_path, 1, &k, err) < 0)
+	if (key_and_digests(key_path, 1, sums, len, &k, fp, digest, err) < 0)
 		return -1;
-	if (fingerprint(k, key_path, fp, err) < 0 || cb_sha256_hex(sums, len, digest, err) < 0)
-		goto out;
 	ctx = EVP_MD_CTX_new();
 	/* Ed25519 hashes the message itself: no digest is named (NULL). */
 	if (!ctx || EVP_DigestSignInit(ctx, NULL, NULL, NULL, k) != 1 ||
@@ -218,10 +231,8 @@ int cb_signature_check(const struct cb_signature *sig, const char *sig_name, con
 	EVP_PKEY *k;
 	int rc = -1;
 
-	if (load_key(pub_path, 0, &k, err) < 0)
+	if (key_and_digests(pub_path, 0, sums, len, &k, fp, digest, err) < 0)
 		return -1;
-	if (fingerprint(k, pub_path, fp, err) < 0 || cb_sha256_hex(sums, len, digest, err) < 0)
-		goto out;
 	if (strcmp(fp, sig->key) != 0) {
 		cb_fail(err, "%s: signed by key sha256:%s, not by %s (key sha256:%s)", sig_name, sig->key, pub_path, fp);
 		goto out;
