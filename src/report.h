@@ -68,10 +68,13 @@ struct cb_report {
  * campaign receipt, every task receipt, derived.json and its run (run, when
  * given, names the run root of a derived run), the links to the receipts as
  * seen from output (the file the report goes to, or NULL for stdout), and
- * the seal's status (rp->seal). Returns 1 when the seal holds, 0 when it
- * does not or cannot be checked, -1 with err filled when the run cannot be
- * read. */
-int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output,
+ * the seal's status (rp->seal), which is checked before any receipt of the
+ * run is read. With gate (a --fail-on is asked for), a seal that does not
+ * hold ends the load there: a gate reads nothing a broken seal may have
+ * changed, so a receipt that can no longer be parsed fails it as a broken
+ * seal, not as bad JSON. Returns 1 when the seal holds, 0 when it does not
+ * or cannot be checked, -1 with err filled when the run cannot be read. */
+int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output, int gate,
 		   struct cb_err *err);
 void cb_report_release(struct cb_report *rp);
 

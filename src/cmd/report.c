@@ -111,7 +111,7 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if ((sealed = cb_report_load(&rp, args.pos[0], run, output, err)) < 0)
+	if ((sealed = cb_report_load(&rp, args.pos[0], run, output, fail_set[0] != '\0', err)) < 0)
 		goto out;
 	if (!sealed && fail_set[0]) {
 		/* A gate never passes a run whose receipts cannot be trusted, and

@@ -121,6 +121,25 @@ test_expect_success '--fail-on on a run whose seal does not hold exits 6, whatev
 	expect_refusal 6 want $CALIBER report run --fail-on X -o sub/r.html && test ! -e sub
 '
 
+test_expect_success '--fail-on checks the seal before any receipt: one cut short fails it as a broken seal, not as bad JSON' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	chmod -R u+w run && head -c 40 run/tasks/gelu_bwd/task.json >cut && cat cut >run/tasks/gelu_bwd/task.json &&
+	set +e; $CALIBER report run >/dev/null 2>err; rc=$?; set -e && test $rc -eq 1 &&
+	printf "%s\n" "caliber: report: --fail-on X: $PWD/run: the seal does not hold: changed: tasks/gelu_bwd/task.json (1 changed, 0 missing, 0 extra, 0 symlinks, 0 special files); a run that does not verify passes no gate" >want &&
+	expect_refusal 6 want $CALIBER report run --fail-on X -o r.md && test ! -e r.md && test ! -s "$T/.out"
+'
+
+test_expect_success '--fail-on: a file deleted together with its SHA256SUMS line, or an empty folder added, fails the gate' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run && chmod -R u+w run &&
+	f=tasks/gelu_bwd/cells/a-off/timing.jsonl && rm run/$f &&
+	grep -v "  $f\$" run/SHA256SUMS >sums && cat sums >run/SHA256SUMS &&
+	printf "%s\n" "caliber: report: --fail-on K: $PWD/run: the seal does not hold: SHA256SUMS lists 161 files, SEAL counted 162 when it was sealed: lines were removed; a run that does not verify passes no gate" >want &&
+	expect_refusal 6 want $CALIBER report run --fail-on K &&
+	rm -r run && "$CALIBER_TOOLS/cbtest" mkrun "$spec" run && chmod u+w run/tasks && mkdir run/tasks/new &&
+	printf "%s\n" "caliber: report: --fail-on K: $PWD/run: the seal does not hold: extra: tasks/new/ (0 changed, 0 missing, 1 extra, 0 symlinks, 0 special files); a run that does not verify passes no gate" >want &&
+	expect_refusal 6 want $CALIBER report run --fail-on K
+'
+
 test_expect_success '--fail-on on a derived run gates on the derived verdicts' '
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
 	$CALIBER reaccount run --floor 0 --output d0 >/dev/null &&
