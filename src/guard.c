@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,8 +125,8 @@ static char *name_above(const char *reached, size_t level)
 
 /* Judge the target abs by the folder fd that it reaches (by `reached`):
  * refused when that folder or one above it is a folder of g->run (with
- * whole; else its root) or a sealed run. */
-static int judge(const struct cb_guard *g, const char *abs, int fd, const char *reached, int whole,
+ * whole; else its root) or a sealed run. Messages name the target shown. */
+static int judge(const struct cb_guard *g, const char *shown, int fd, const char *reached, int whole,
 		 struct cb_err *err)
 {
 	struct climb c;
@@ -140,16 +141,16 @@ static int judge(const struct cb_guard *g, const char *abs, int fd, const char *
 	r = cb_dir_climb(fd, visit, &c, err);
 	free(c.run);
 	if (r < 0)
-		return cb_prefix(err, "%s%s%s", what, sp, abs);
+		return cb_prefix(err, "%s%s%s", what, sp, shown);
 	if (r == 0)
 		return 0;
 	if (c.in_run) {
 		name = realpath(g->run, NULL);
-		cb_fail(err, "%s%s%s: inside the run root %s (%s)", what, sp, abs, name ? name : g->run,
+		cb_fail(err, "%s%s%s: inside the run root %s (%s)", what, sp, shown, name ? name : g->run,
 			g->why ? g->why : "it is read, never written to");
 	} else {
 		name = name_above(reached, c.level);
-		cb_fail(err, "%s%s%s: inside the sealed run %s (a sealed run is never written to)", what, sp, abs,
+		cb_fail(err, "%s%s%s: inside the sealed run %s (a sealed run is never written to)", what, sp, shown,
 			name ? name : "(out of memory)");
 	}
 	free(name);
@@ -174,6 +175,19 @@ static int absolute(const struct cb_guard *g, const char *path, char **abs, stru
 	return cb_absolute(path, abs, err) == 0 ? 0 : named(g, err);
 }
 
+/* A file that has other names (a hard link) is refused as a target: what
+ * caliber writes there would reach every name of it, wherever they are,
+ * whether it is opened or replaced. */
+static int hard_link(const struct cb_guard *g, const char *abs, struct cb_err *err)
+{
+	struct stat st;
+
+	if (lstat(abs, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
+		return 0;
+	return cb_fail(err, "%s%s%s: a hard link (%ju names); caliber never writes a file that has other names",
+		       g->what ? g->what : "", g->what ? " " : "", abs, (uintmax_t)st.st_nlink);
+}
+
 int cb_guard_check(const struct cb_guard *g, const char *path, struct cb_err *err)
 {
 	char *abs = NULL, *reached = NULL;
@@ -181,6 +195,10 @@ int cb_guard_check(const struct cb_guard *g, const char *path, struct cb_err *er
 
 	if (absolute(g, path, &abs, err) < 0)
 		return -1;
+	if (hard_link(g, abs, err) < 0) {
+		free(abs);
+		return -1;
+	}
 	if (cb_dir_open(abs, 0, 0, &fd, NULL, &reached, err) < 0) {
 		named(g, err);
 	} else {
@@ -192,15 +210,24 @@ int cb_guard_check(const struct cb_guard *g, const char *path, struct cb_err *er
 	return rc;
 }
 
-/* Make the folder abs and judge the folder made. */
-static int make(const struct cb_guard *g, const char *abs, mode_t mode, struct cb_err *err)
+/* Make the folder abs and judge the folder made; messages name the
+ * target shown (abs itself, or the file abs is to hold). */
+static int make(const struct cb_guard *g, const char *shown, const char *abs, mode_t mode, struct cb_err *err)
 {
 	char *reached = NULL;
 	int fd, rc;
 
-	if (cb_dir_open(abs, 1, mode, &fd, NULL, &reached, err) < 0)
+	if (cb_dir_open(abs, 1, mode, &fd, NULL, &reached, err) < 0) {
+		/* cb_dir_open names abs first: name the target instead. */
+		size_t n = strlen(abs);
+		if (strncmp(err->msg, abs, n) == 0 && strncmp(err->msg + n, ": ", 2) == 0) {
+			char why[CB_ERR_MAX];
+			snprintf(why, sizeof(why), "%s", err->msg + n + 2);
+			cb_fail(err, "%s: %s", shown, why);
+		}
 		return named(g, err);
-	rc = judge(g, abs, fd, reached, 0, err);
+	}
+	rc = judge(g, shown, fd, reached, 0, err);
 	close(fd);
 	free(reached);
 	return rc;
@@ -213,24 +240,30 @@ int cb_guard_mkdir(const struct cb_guard *g, const char *dir, mode_t mode, struc
 
 	if (cb_guard_check(g, dir, err) < 0 || absolute(g, dir, &abs, err) < 0)
 		return -1;
-	rc = make(g, abs, mode, err);
+	rc = make(g, abs, abs, mode, err);
 	free(abs);
 	return rc;
 }
 
 int cb_guard_mkdir_parent(const struct cb_guard *g, const char *file, mode_t mode, struct cb_err *err)
 {
-	char *abs = NULL, *slash;
+	char *abs = NULL, *dir = NULL, *slash;
 	int rc;
 
 	if (cb_guard_check(g, file, err) < 0 || absolute(g, file, &abs, err) < 0)
 		return -1;
-	slash = strrchr(abs, '/');
-	if (slash == abs)
+	dir = strdup(abs);
+	if (!dir) {
+		free(abs);
+		return cb_fail(err, "out of memory");
+	}
+	slash = strrchr(dir, '/');
+	if (slash == dir)
 		slash[1] = '\0';
 	else
 		*slash = '\0';
-	rc = make(g, abs, mode, err);
+	rc = make(g, abs, dir, mode, err);
+	free(dir);
 	free(abs);
 	return rc;
 }

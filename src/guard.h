@@ -33,7 +33,9 @@ struct cb_guard {
 };
 
 /* Whether path (a folder or a file, existing or not) may be written: it is
- * refused when it lies in a sealed run or in g->run, and when it is PATH_MAX
+ * refused when it lies in a sealed run or in g->run, when it is a file with
+ * other names (a hard link: writing it, in place or by rename, would reach
+ * or cut off a name that may lie in a sealed run), and when it is PATH_MAX
  * bytes or longer or holds a name longer than NAME_MAX; the message names
  * the path, the run and the limit. */
 int cb_guard_check(const struct cb_guard *g, const char *path, struct cb_err *err);

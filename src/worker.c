@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "buf.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "jsonio.h"
 #include "receipt.h"
 
@@ -439,6 +441,35 @@ static enum cb_outcome outcome_of_exit(long long code)
 	}
 }
 
+/* Open a cell's worker.log for writing, emptied: never through a link (a
+ * symlink is refused by O_NOFOLLOW; a hard link, which O_TRUNC would empty
+ * wherever its other names are, is refused before anything is cut), and
+ * only a regular file (O_NONBLOCK: a FIFO planted there cannot block). */
+static int open_log(const char *log, int *fd, struct cb_err *err)
+{
+	struct stat st;
+	int rc = 0;
+
+	*fd = open(log, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	if (*fd < 0)
+		return cb_fail(err, "%s: %s", log,
+			       errno == ELOOP ? "a symlink; caliber never writes through one" : strerror(errno));
+	if (fstat(*fd, &st) < 0)
+		rc = cb_fail(err, "%s: %s", log, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = cb_fail(err, "%s: %s, not a regular file", log, cb_file_kind(st.st_mode));
+	else if (st.st_nlink != 1)
+		rc = cb_fail(err, "%s: a hard link (%ju names); caliber never writes a file that has other names", log,
+			     (uintmax_t)st.st_nlink);
+	else if (ftruncate(*fd, 0) < 0)
+		rc = cb_fail(err, "%s: %s", log, strerror(errno));
+	if (rc < 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
+}
+
 int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t *request,
 		const char *task, enum cb_phase p, long long timeout_s, enum cb_outcome *outcome,
 		struct cb_err *err)
@@ -452,13 +483,12 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	json_t *r = NULL, *reply = NULL;
 	int fresh = 0, log_fd = -1, rc = -1, timed_out = 0, replied = 0;
 
-	if (!log || cb_mkdir_p(dir, 0755, err) < 0)
+	/* The cell's folder goes through the output guard: a link that a
+	 * worker (or anyone) left in the tree above it must not lead into a
+	 * sealed run. */
+	if (!log || cb_guard_mkdir(&(struct cb_guard){ NULL, NULL, NULL }, dir, 0755, err) < 0 ||
+	    open_log(log, &log_fd, err) < 0)
 		goto out;
-	log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-	if (log_fd < 0) {
-		cb_fail(err, "%s: %s", log, errno == ELOOP ? "a symlink; caliber never writes through one" : strerror(errno));
-		goto out;
-	}
 	if (!cp->alive) {
 		if (spawn_worker(ctx, cp, err) < 0)
 			goto out;

@@ -107,6 +107,10 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 			backend.name);
 		goto out;
 	}
+	/* Made by the guard, now that nothing is left to refuse: checked
+	 * again once made. */
+	if (cb_guard_mkdir(&(struct cb_guard){ "--out", NULL, NULL }, out, 0755, err) < 0)
+		goto out;
 	req = cb_worker_request(&ctx, task, &m.workloads[cb_json_int(task, "workload", 0)], cp.cell,
 				(enum cb_phase)p, (int)session, out, err);
 	if (!req || cb_cell_run(&ctx, &cp, req, task_id, (enum cb_phase)p, cb_json_int(task, "timeout_s", 60),
