@@ -103,3 +103,25 @@ test_expect_success 'keys that cannot do the job are refused before any work' '
 	printf "%s\n" "caliber: verify: --key: $PWD/junk.pem: not a PEM public key" >want &&
 	expect_refusal 1 want $CALIBER verify out --key junk.pem
 '
+
+test_expect_success 'verify --key round trip: signed at run, holds for its key, fails for another and after an edit, holds after git clone' '
+	eval "$setup" && keys && signed_run --sign-key key.pem --quiet >/dev/null &&
+	d=$(sha256sum <out/SHA256SUMS | cut -c1-64) && files=$(($(wc -l <out/SHA256SUMS) - 1)) &&
+	printf "%s\n" "seal: format 2, SHA256SUMS sha256 $d" "signature: holds, key sha256:$(fp pub.pem) ($PWD/pub.pem)" \
+		"verify: $PWD/out: seal holds ($files files)" >want &&
+	$CALIBER verify out --key pub.pem >got && cmp want got &&
+	printf "%s\n" "caliber: verify: $PWD/out/SHA256SUMS.sig: signed by key sha256:$(fp pub.pem), not by $PWD/otherpub.pem (key sha256:$(fp otherpub.pem))" >want &&
+	expect_refusal 6 want $CALIBER verify out --key otherpub.pem &&
+	git init -q repo && cp -R out repo/run && git -C repo add run &&
+	git -C repo -c user.name=t -c user.email=t@example.com commit -qm run && git clone -q repo clone &&
+	printf "%s\n" "seal: format 2, SHA256SUMS sha256 $d" "signature: holds, key sha256:$(fp pub.pem) ($PWD/pub.pem)" \
+		"verify: $PWD/clone/run: seal holds ($files files)" >want &&
+	$CALIBER verify clone/run --key pub.pem >got && cmp want got &&
+	sed -i "s/\"verdict\": \"G\"/\"verdict\": \"B\"/" clone/run/tasks/gain/task.json &&
+	h=$(sha256sum <clone/run/tasks/gain/task.json | cut -c1-64) &&
+	sed -i "s|^[0-9a-f]*  tasks/gain/task.json\$|$h  tasks/gain/task.json|" clone/run/SHA256SUMS &&
+	now=$(sha256sum <clone/run/SHA256SUMS | cut -c1-64) &&
+	$CALIBER verify clone/run >/dev/null &&
+	printf "%s\n" "caliber: verify: $PWD/clone/run/SHA256SUMS.sig: SHA256SUMS changed since it was signed (signed sha256:$d, now sha256:$now)" >want &&
+	expect_refusal 6 want $CALIBER verify clone/run --key pub.pem
+'
