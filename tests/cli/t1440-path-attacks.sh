@@ -42,10 +42,10 @@ aim() {
 	inventory) $CALIBER inventory --corpus "$CALIBER_ROOT/ops" -o "$t" ;;
 	esac
 }
-# Every name of the arena with its kind, mode, link count and size, and
-# the bytes of every file of S.
+# Every name of the arena with its kind, mode and link count, and the
+# bytes of every file in it.
 state() {
-	(cd "$A" && find . -printf "%y %m %n %s %p\n" | LC_ALL=C sort && find S -type f -exec sha256sum {} + | LC_ALL=C sort) |
+	(cd "$A" && find . -printf "%y %m %n %p\n" | LC_ALL=C sort && find . -type f -exec sha256sum {} + | LC_ALL=C sort) |
 		sha256sum
 }
 # attack CMD WHAT CODE STDERR TARGET: CMD aimed at TARGET exits CODE with
