@@ -107,6 +107,8 @@ static size_t file_index(const char *rel)
 	return i;
 }
 
+/* One input: written as SHA256SUMS, verified, and the report checked
+ * against what the tree and the parsed text say it must be. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cb_verify_report rep;
