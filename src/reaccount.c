@@ -313,3 +313,76 @@ int cb_reaccount_write(const struct cb_reaccount *ra, const char *output, struct
 	free(path);
 	return rc;
 }
+
+int cb_derived_open(const char *dir, const char *run, struct cb_derived_run *d, struct cb_err *err)
+{
+	char *p = cb_path_join(dir, "derived.json"), *receipt = NULL;
+	const json_t *r;
+	const char *schema, *root;
+	int rc = -1;
+
+	memset(d, 0, sizeof(*d));
+	if (!p)
+		return cb_fail(err, "out of memory");
+	d->doc = cb_json_load_file(p, err);
+	if (!d->doc)
+		goto out;
+	schema = cb_json_str(d->doc, "schema");
+	if (!schema || strcmp(schema, CB_DERIVED_SCHEMA) != 0) {
+		cb_fail(err, "%s: schema: expected '%s', got '%s'", p, CB_DERIVED_SCHEMA, schema ? schema : "(none)");
+		goto out;
+	}
+	r = json_object_get(d->doc, "run");
+	root = cb_json_str(r, "root");
+	d->floor = cb_json_int(d->doc, "floor", -1);
+	d->sealed_floor = cb_json_int(r, "sealed_floor", -1);
+	if (!root || !cb_json_str(r, "campaign") || !cb_json_str(r, "manifest_sha256") || d->floor < 0 ||
+	    d->sealed_floor < 0 || !json_is_array(json_object_get(d->doc, "tasks"))) {
+		cb_fail(err, "%s: not a complete derived receipt (run.root, run.campaign, run.manifest_sha256, run.sealed_floor, floor, tasks)",
+			p);
+		goto out;
+	}
+	d->root = run ? run : root;
+	receipt = cb_path_join(d->root, "campaign.json");
+	if (!receipt) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	if (!cb_is_dir(d->root) || !cb_exists(receipt)) {
+		if (run)
+			cb_fail(err, "--run %s: no campaign receipt (campaign.json): not a run root", run);
+		else
+			cb_fail(err, "%s: run.root '%s' is not a run root (no campaign.json); name it with --run DIR",
+				p, root);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(p);
+	free(receipt);
+	if (rc < 0)
+		cb_derived_run_release(d);
+	return rc;
+}
+
+int cb_derived_check(const struct cb_derived_run *d, const char *dir, const struct cb_campaign_summary *cs,
+		     struct cb_err *err)
+{
+	const json_t *r = json_object_get(d->doc, "run"), *tasks = json_object_get(d->doc, "tasks");
+	const char *campaign = cb_json_str(r, "campaign"), *msha = cb_json_str(r, "manifest_sha256");
+
+	if (strcmp(campaign, cs->campaign) != 0 || strcmp(msha, cs->manifest_sha256) != 0)
+		return cb_fail(err, "%s/derived.json: derived from campaign %s (manifest %.12s), but %s holds campaign %s (manifest %.12s)",
+			       dir, campaign, msha, d->root, cs->campaign, cs->manifest_sha256);
+	if (json_array_size(tasks) != cs->ntasks)
+		return cb_fail(err, "%s/derived.json: %zu tasks, the run %zu", dir, json_array_size(tasks), cs->ntasks);
+	return 0;
+}
+
+void cb_derived_run_release(struct cb_derived_run *d)
+{
+	if (!d)
+		return;
+	json_decref(d->doc);
+	memset(d, 0, sizeof(*d));
+}

@@ -41,6 +41,23 @@ struct cb_reaccount {
 int cb_reaccount(const char *run, const char *output, long long floor, struct cb_reaccount *ra,
 		 struct cb_err *err);
 
+/* A derived run as its readers (report, diff) open it: dir/derived.json,
+ * checked for its schema and the fields they read, and the run root it was
+ * derived from: run when given, else its run.root as seen from the current
+ * directory, which must hold a campaign receipt. Zeroed is closed. */
+struct cb_derived_run {
+	json_t *doc;                     /* derived.json */
+	const char *root;                /* run, or run.root inside doc */
+	long long floor, sealed_floor;
+};
+
+int cb_derived_open(const char *dir, const char *run, struct cb_derived_run *d, struct cb_err *err);
+/* Whether the derived run d (at dir) comes from the campaign of cs, the
+ * campaign receipt of d->root, task by task. */
+int cb_derived_check(const struct cb_derived_run *d, const char *dir, const struct cb_campaign_summary *cs,
+		     struct cb_err *err);
+void cb_derived_run_release(struct cb_derived_run *d);
+
 /* Write output/derived.json, matrix.csv and matrix.md. */
 int cb_reaccount_write(const struct cb_reaccount *ra, const char *output, struct cb_err *err);
 void cb_reaccount_release(struct cb_reaccount *ra);

@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "guard.h"
 #include "jsonio.h"
+#include "reaccount.h"
 #include "seal.h"
 
 /* ------------------------------------------------------------------ */
@@ -236,65 +237,32 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 	return 0;
 }
 
-/* Read DIR/derived.json and find the run root it was derived from: --run
+/* Open the derived run at dir (reaccount.h) and find its run root: --run
  * when given, else its run.root seen from the current directory. */
 static int load_derived(struct cb_report *rp, const char *dir, const char *run, struct cb_err *err)
 {
-	char *p = cb_path_join(dir, "derived.json");
-	const json_t *r;
-	const char *schema, *root;
-	int rc = -1;
+	struct cb_derived_run d;
 
-	if (!p)
-		return cb_fail(err, "out of memory");
 	rp->derived_dir = dir;
-	rp->dj = cb_json_load_file(p, err);
-	if (!rp->dj)
-		goto out;
-	schema = cb_json_str(rp->dj, "schema");
-	if (!schema || strcmp(schema, CB_DERIVED_SCHEMA) != 0) {
-		cb_fail(err, "%s: schema: expected '%s', got '%s'", p, CB_DERIVED_SCHEMA, schema ? schema : "(none)");
-		goto out;
-	}
-	r = json_object_get(rp->dj, "run");
-	root = cb_json_str(r, "root");
-	rp->floor = cb_json_int(rp->dj, "floor", -1);
-	rp->sealed_floor = cb_json_int(r, "sealed_floor", -1);
-	if (!root || !cb_json_str(r, "campaign") || !cb_json_str(r, "manifest_sha256") || rp->floor < 0 ||
-	    rp->sealed_floor < 0 || !json_is_array(json_object_get(rp->dj, "tasks"))) {
-		cb_fail(err, "%s: not a complete derived receipt (run.root, run.campaign, run.manifest_sha256, run.sealed_floor, floor, tasks)",
-			p);
-		goto out;
-	}
-	rp->root = run ? run : root;
-	if (!cb_is_dir(rp->root) || !cb_report_has_file(rp->root, "campaign.json")) {
-		if (run)
-			cb_fail(err, "--run %s: no campaign receipt (campaign.json): not a run root", run);
-		else
-			cb_fail(err, "%s: run.root '%s' is not a run root (no campaign.json); name it with --run DIR",
-				p, root);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(p);
-	return rc;
+	if (cb_derived_open(dir, run, &d, err) < 0)
+		return -1;
+	rp->dj = d.doc;
+	rp->root = d.root;
+	rp->floor = d.floor;
+	rp->sealed_floor = d.sealed_floor;
+	return 0;
 }
 
 /* Attach each derived.json task to its sealed task, after checking that
  * the derived run comes from this very campaign. */
 static int attach_derived(struct cb_report *rp, struct cb_err *err)
 {
-	const json_t *r = json_object_get(rp->dj, "run"), *tasks = json_object_get(rp->dj, "tasks"), *d;
-	const char *campaign = cb_json_str(r, "campaign"), *msha = cb_json_str(r, "manifest_sha256");
+	const struct cb_derived_run dr = { rp->dj, rp->root, rp->floor, rp->sealed_floor };
+	const json_t *tasks = json_object_get(rp->dj, "tasks"), *d;
 	size_t i, k;
 
-	if (strcmp(campaign, rp->cs.campaign) != 0 || strcmp(msha, rp->cs.manifest_sha256) != 0)
-		return cb_fail(err, "%s/derived.json: derived from campaign %s (manifest %.12s), but %s holds campaign %s (manifest %.12s)",
-			       rp->derived_dir, campaign, msha, rp->root, rp->cs.campaign, rp->cs.manifest_sha256);
-	if (json_array_size(tasks) != rp->n)
-		return cb_fail(err, "%s/derived.json: %zu tasks, the run %zu", rp->derived_dir,
-			       json_array_size(tasks), rp->n);
+	if (cb_derived_check(&dr, rp->derived_dir, &rp->cs, err) < 0)
+		return -1;
 	json_array_foreach(tasks, i, d) {
 		const json_t *dv = json_object_get(d, "derived"), *topo = json_object_get(dv, "topology");
 		const char *id = cb_json_str(d, "id"), *v = cb_json_str(dv, "verdict");

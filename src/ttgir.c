@@ -135,7 +135,31 @@ struct scanner {
 	size_t oplen;
 	enum lstate st;    /* state of the current line at the start of the next block */
 	long long count;
+	/* With base set (the whole data in one block), the offset of each
+	 * counted line's first byte goes into at[0..nat); oom once that
+	 * array could not grow. */
+	const char *base;
+	size_t *at, nat, cap;
+	int oom;
 };
+
+/* Record where the operation found at q starts its line (s->base set). */
+static void record_line(struct scanner *s, const char *q)
+{
+	const char *nl = memrchr(s->base, '\n', (size_t)(q - s->base));
+
+	if (s->nat == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		size_t *v = realloc(s->at, cap * sizeof(*v));
+		if (!v) {
+			s->oom = 1;
+			return;
+		}
+		s->at = v;
+		s->cap = cap;
+	}
+	s->at[s->nat++] = nl ? (size_t)(nl + 1 - s->base) : 0;
+}
 
 /* Count the operations that start in p[0..n). p[n..avail) may be read as
  * lookahead (an occurrence starting before n ends beyond it); avail == n
@@ -166,6 +190,8 @@ static void scan_block(struct scanner *s, const char *p, size_t n, size_t avail)
 		}
 		if (st != L_DEAD && op_ends_here(st, q + s->oplen, p + avail)) {
 			s->count++;
+			if (s->base)
+				record_line(s, q);
 			st = L_DEAD;
 		} else {
 			st = step(st, (unsigned char)*q);
@@ -200,12 +226,32 @@ int cb_topology_check_op(const char *op, struct cb_err *err)
 
 long long cb_ttgir_count(const char *data, size_t len, const char *op)
 {
-	struct scanner s = { op, strlen(op), L_LINE, 0 };
+	struct scanner s = { op, strlen(op), L_LINE, 0, NULL, NULL, 0, 0, 0 };
 
 	if (!len || !s.oplen)
 		return 0;
 	scan_block(&s, data, len, len);
 	return s.count;
+}
+
+int cb_ttgir_op_lines(const char *data, size_t len, const char *op, size_t **at, size_t *n,
+		      struct cb_err *err)
+{
+	struct scanner s = { op, strlen(op), L_LINE, 0, data, NULL, 0, 0, 0 };
+
+	*at = NULL;
+	*n = 0;
+	if (cb_topology_check_op(op, err) < 0)
+		return -1;
+	if (len)
+		scan_block(&s, data, len, len);
+	if (s.oom) {
+		free(s.at);
+		return cb_fail(err, "out of memory");
+	}
+	*at = s.at;
+	*n = s.nat;
+	return 0;
 }
 
 /* read() want bytes into buf, retrying interrupted and short reads; *got
@@ -245,7 +291,7 @@ static size_t scan_step(struct scanner *s, char *buf, size_t have, size_t keep)
  * the search itself, and a chunk this size stays in the CPU's cache. */
 int cb_ttgir_count_file(const char *path, const char *op, long long *count, struct cb_err *err)
 {
-	struct scanner s = { op, strlen(op), L_LINE, 0 };
+	struct scanner s = { op, strlen(op), L_LINE, 0, NULL, NULL, 0, 0, 0 };
 	struct stat st;
 	size_t keep = s.oplen + 1, cap, have = 0, left;
 	char *buf;

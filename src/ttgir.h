@@ -29,6 +29,13 @@ int cb_topology_check_op(const char *op, struct cb_err *err);
  * counts 0). The exact rule is in docs/formats.md, "Topology". */
 long long cb_ttgir_count(const char *data, size_t len, const char *op);
 
+/* Where the operations cb_ttgir_count(data, len, op) counts are: for
+ * each, in order, the offset in data of its line's first byte. *at is a
+ * fresh array of *n entries (NULL when none); *n is that count. Refuses
+ * an op cb_topology_check_op refuses. */
+int cb_ttgir_op_lines(const char *data, size_t len, const char *op, size_t **at, size_t *n,
+		      struct cb_err *err);
+
 /* cb_ttgir_count over a file, read chunk by chunk into one buffer of
  * CB_TTGIR_CHUNK bytes and a few more (memory does not grow with the file
  * or its lines; read() rather than mmap, which measured 3x slower). An empty

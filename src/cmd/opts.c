@@ -187,6 +187,12 @@ static int take_option(const struct cb_cmd_spec *spec, const char *a, int argc, 
 int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv, struct cb_args *args,
 		  struct cb_err *err)
 {
+	return cb_parse_opts_words(spec, spec->max_pos, argc, argv, args, err);
+}
+
+int cb_parse_opts_words(const struct cb_cmd_spec *spec, size_t word_from, int argc, char **argv,
+			struct cb_args *args, struct cb_err *err)
+{
 	int i, only_pos = 0, rc = 0;
 
 	*args = (struct cb_args)CB_ARGS_INIT;
@@ -209,7 +215,9 @@ int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv, struct 
 			rc = take_option(spec, a, argc, argv, &i, args, err);
 			continue;
 		}
-		if (!(args->pos[args->npos] = absolute(args, "argument", a, err)))
+		if (args->npos >= word_from)
+			args->pos[args->npos++] = a;
+		else if (!(args->pos[args->npos] = absolute(args, "argument", a, err)))
 			rc = -1;
 		else
 			args->npos++;

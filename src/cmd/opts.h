@@ -39,8 +39,9 @@ struct cb_cmd_spec {
 	size_t min_pos, max_pos;     /* positional arguments allowed; every one is a path */
 };
 
-/* What cb_parse_opts leaves: the positional arguments (absolute paths) and
- * every string it allocated for them and for path options. */
+/* What cb_parse_opts leaves: the positional arguments (absolute paths, or
+ * words as given; see cb_parse_opts_words) and every string it allocated
+ * for them and for path options. */
 struct cb_args {
 	const char **pos;
 	size_t npos;
@@ -56,6 +57,11 @@ struct cb_args {
  * path longer than PATH_MAX included). On 0 the caller releases args. */
 int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv, struct cb_args *args,
 		  struct cb_err *err);
+
+/* cb_parse_opts for a command whose positional arguments from index
+ * word_from on are words (a task name), kept exactly as given. */
+int cb_parse_opts_words(const struct cb_cmd_spec *spec, size_t word_from, int argc, char **argv,
+			struct cb_args *args, struct cb_err *err);
 
 /* Free what cb_parse_opts allocated; args is CB_ARGS_INIT again. */
 void cb_args_release(struct cb_args *args);

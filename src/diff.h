@@ -1,0 +1,107 @@
+/* diff.h: where the topology changed (SPEC section 15, `caliber diff`):
+ * per task and per measured kernel, the topology ops of the baseline,
+ * control and candidate cells with their source lines and layouts, and
+ * which were removed, added or kept, grouped by source line.
+ *
+ * A measured kernel is a variant launched more than the run's launch floor
+ * (a derived run's floor for a derived run), exactly the variants topology
+ * accounting counts (topology.h), so that a kernel's ops add up to the
+ * counts in the task receipt. Variants are matched across cells by kernel
+ * name and specialization: the variant name is Triton's cache key, which
+ * hashes the kernel's source, its specialization and the compile options;
+ * where the cells' compilers differ the names differ too, and a kernel
+ * that has one measured variant (.ttgir file) in each cell left unmatched
+ * is matched by its kernel and file name. */
+#ifndef CB_DIFF_H
+#define CB_DIFF_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "caliber.h"
+#include "manifest.h"
+#include "receipt.h"
+#include "ttgir_ops.h"
+
+enum cb_change { CB_CHANGE_KEPT, CB_CHANGE_REMOVED, CB_CHANGE_ADDED };
+
+/* One op of the comparison: the baseline's, the candidate's, or a pair. */
+struct cb_diff_op {
+	enum cb_change change;
+	const struct cb_ir_op *base, *cand;   /* into the kernel's modules; NULL on the side it is not */
+};
+
+/* The ops of one source line (the frame cb_ir_op_source gives). */
+struct cb_diff_line {
+	char *file;                  /* as shown (cb_diff_path); NULL: ops without a location */
+	long long line;
+	struct cb_diff_op *ops;
+	size_t n, removed, added, kept;
+};
+
+/* One measured kernel: a variant's .ttgir in each cell that has it. */
+struct cb_diff_kernel {
+	char *kernel, *file;         /* kernel name, and the .ttgir file's name */
+	char *variant[CB_NROLES];    /* NULL: no measured variant of it in that cell */
+	char *ttgir[CB_NROLES];      /* the file, relative to the run root */
+	long long launches[CB_NROLES];
+	struct cb_ir_module ir[CB_NROLES];
+	int control_same;            /* the control's ops are the baseline's: places and layouts */
+	struct cb_diff_line *lines;  /* sorted by file and line; ops without a location last */
+	size_t nlines, removed, added, kept, changed_lines;
+};
+
+struct cb_diff_task {
+	char *id, *code;             /* the verdict shown: derived in a derived run */
+	char verdict;
+	char *error;                 /* why the task has no topology to compare, or NULL */
+	long long count[CB_NROLES];  /* the ops of its measured kernels, per cell */
+	struct cb_diff_kernel *k;
+	size_t nk, removed, added, kept, changed_kernels, changed_lines;
+};
+
+/* A run diffed; zeroed is empty. */
+struct cb_diff {
+	struct cb_campaign_summary cs;
+	struct cb_manifest m;
+	const char *root;            /* the run root the files are read from */
+	const char *derived_dir;     /* NULL for a sealed run */
+	json_t *derived;             /* derived.json */
+	long long floor;
+	char **roots;                /* campaign.json's roots: a path under one is shown from its name */
+	size_t nroots;
+	size_t nfiles;               /* files the seal covers */
+	struct cb_diff_task *t;
+	size_t n;
+};
+
+/* Diff the run at dir: a sealed run root, or a derived run (dir holds
+ * derived.json; run, when not NULL, names its run root). The seal is
+ * checked first and must hold; with task, only that task. Refusals name
+ * the directory, the file or the task. */
+int cb_diff_load(struct cb_diff *d, const char *dir, const char *run, const char *task, struct cb_err *err);
+void cb_diff_release(struct cb_diff *d);
+
+/* How many tasks lost converts (removed > 0) and gained some, and in how
+ * many kernels and source lines ops were removed or added: the "what
+ * changed" line of diff and report. */
+struct cb_diff_summary {
+	size_t tasks_lost, tasks_gained, kernels, lines, removed, added, kept;
+};
+void cb_diff_summarize(const struct cb_diff *d, struct cb_diff_summary *s);
+
+/* A frame's file as shown: a path under one of the run's roots (compiler,
+ * corpus, harness) as the root's last component and the rest
+ * ("ops/caliber_ops/matmul.py", "triton/language/standard.py"), the
+ * deepest root winning; any other path as written. A fresh string. */
+char *cb_diff_path(const struct cb_diff *d, const char *file);
+
+/* The diff as JSON (docs/formats.md, "caliber diff"): a new reference,
+ * NULL when out of memory. */
+json_t *cb_diff_json(const struct cb_diff *d);
+/* The diff as text for a terminal. */
+void cb_diff_text(struct cb_buf *b, const struct cb_diff *d);
+
+#endif
