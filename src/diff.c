@@ -794,9 +794,10 @@ json_t *cb_diff_json(const struct cb_diff *d)
 			return NULL;
 		}
 	cb_diff_summarize(d, &s);
-	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o}", "schema",
-			 CB_DIFF_SCHEMA, "campaign", d->cs.campaign, "selection", d->cs.selection, "op",
-			 d->m.topology_op, "floor", (json_int_t)d->floor, "derived", d->derived != NULL, "summary",
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o}",
+			 "schema", CB_DIFF_SCHEMA, "campaign", d->cs.campaign, "selection", d->cs.selection, "op",
+			 d->m.topology_op, "floor", (json_int_t)d->floor, "sealed_floor",
+			 (json_int_t)d->cs.launch_floor, "derived", d->derived != NULL, "summary",
 			 "tasks_lost", (json_int_t)s.tasks_lost, "tasks_gained", (json_int_t)s.tasks_gained,
 			 "kernels", (json_int_t)s.kernels, "lines", (json_int_t)s.lines, "removed",
 			 (json_int_t)s.removed, "added", (json_int_t)s.added, "kept", (json_int_t)s.kept, "tasks",
@@ -829,8 +830,11 @@ static void put_frames(struct cb_buf *b, const struct cb_diff *d, const struct c
 	size_t i;
 
 	if (!op->nframes) {
-		cb_buf_addf(b, "at no known location%s%s%s", op->loc ? " (loc(" : "", op->loc ? op->loc : "",
-			    op->loc ? "))" : "");
+		if (op->loc)
+			cb_buf_addf(b, "at loc(%s), %s", op->loc,
+				    op->unresolved ? "which cannot be resolved" : "which names no file position");
+		else
+			cb_buf_adds(b, "at no location");
 		return;
 	}
 	for (i = 0; i < op->nframes; i++) {
@@ -941,12 +945,12 @@ void cb_diff_text(struct cb_buf *b, const struct cb_diff *d)
 	cb_diff_summarize(d, &s);
 	cb_buf_addf(b, "caliber diff: campaign %s (selection %s), ", d->cs.campaign, d->cs.selection);
 	put_count(b, d->n, "task");
-	cb_buf_addf(b, "\nseal: holds; %s launch floor %lld; op %s\n", d->derived ? "derived run at" : "the run's",
-		    d->floor, d->m.topology_op);
-	cb_buf_adds(b, "kernels: the variants launched more than the floor, matched across baseline / control / candidate\n");
-	cb_buf_adds(b, "what changed: ");
+	cb_buf_addf(b, "\nseal: holds; launch floor %lld", d->floor);
+	if (d->derived)
+		cb_buf_addf(b, " (a derived run; sealed at %lld)", d->cs.launch_floor);
+	cb_buf_addf(b, "; op %s\nwhat changed: ", d->m.topology_op);
 	put_count(b, s.tasks_lost, "task");
-	cb_buf_addf(b, " lost converts, %zu gained some: %zu removed and %zu added in ", s.tasks_gained, s.removed,
+	cb_buf_addf(b, " lost converts, %zu gained some: %zu removed, %zu added, in ", s.tasks_gained, s.removed,
 		    s.added);
 	put_count(b, s.kernels, "kernel");
 	cb_buf_adds(b, " at ");

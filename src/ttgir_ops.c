@@ -524,12 +524,13 @@ static void layout_release(struct cb_ir_layout *l)
 	free(l->expanded);
 }
 
-/* Where the op line p[0..e)'s own location starts (the "loc(" of a
- * location that ends the line), or e. Strings are skipped, so a "loc(" in
- * one is never taken. */
-static const char *find_loc(const struct ctx *c, const char *p, const char *e)
+/* Where the op line p[0..e)'s own location starts: the "loc(" whose
+ * parenthesis closes at the end of the line (blanks aside), or e; *close
+ * is set to that ')'. Strings are skipped, so a "loc(" in one is never
+ * taken. */
+static const char *find_loc(const char *p, const char *e, const char **close)
 {
-	const char *start = p;
+	const char *start = p, *comma;
 
 	while (p < e) {
 		if (*p == '"') {
@@ -539,36 +540,33 @@ static const char *find_loc(const struct ctx *c, const char *p, const char *e)
 			continue;
 		}
 		if (starts(p, e, "loc(") && (p == start || !is_alias_char(p[-1]))) {
-			struct frames scratch = { NULL, 0, 0, 0, 0, 0 };
-			const char *q = parse_loc(c, p + 4, e, 0, &scratch);
-			frames_release(&scratch);
-			q = q ? skip_blanks(q, e) : NULL;
-			if (q && q < e && *q == ')' && skip_blanks(q + 1, e) == e)
+			const char *q = group_end(p + 3, e, &comma);
+			if (q && q[-1] == ')' && skip_blanks(q, e) == e) {
+				*close = q - 1;
 				return p;
+			}
 		}
 		p++;
 	}
 	return e;
 }
 
-/* The loc written at p ("loc(" ... ")" up to the line end e), resolved. */
-static int read_loc(const struct ctx *c, const char *p, const char *e, struct cb_ir_op *op)
+/* The loc written at p ("loc(" ... close, its ')'), resolved. */
+static int read_loc(const struct ctx *c, const char *p, const char *close, struct cb_ir_op *op)
 {
 	struct frames fr = { NULL, 0, 0, 0, 0, 0 };
-	const char *in = p + 4, *close = e;
-	const char *q;
+	const char *in = p + 4, *q;
 
-	while (close > in && close[-1] != ')')
-		close--;
-	op->loc = strndup(in, (size_t)(close - 1 - in));
+	op->loc = strndup(in, (size_t)(close - in));
 	if (!op->loc)
 		return -1;
-	q = parse_loc(c, in, e, 0, &fr);
+	q = parse_loc(c, in, close, 0, &fr);
+	q = q ? skip_blanks(q, close) : NULL;
 	if (fr.oom) {
 		frames_release(&fr);
 		return -1;
 	}
-	op->unresolved = !q;
+	op->unresolved = q != close;
 	op->fused = fr.fused;
 	op->frames = fr.v;
 	op->nframes = fr.n;
@@ -578,7 +576,7 @@ static int read_loc(const struct ctx *c, const char *p, const char *e, struct cb
 /* One op line p[0..e) (the line's end excluded) into op. */
 static int read_op(const struct ctx *c, const char *p, const char *e, const char *opname, struct cb_ir_op *op)
 {
-	const char *s = skip_blanks(p, e), *loc = find_loc(c, p, e), *eq, *after;
+	const char *close = NULL, *s = skip_blanks(p, e), *loc = find_loc(p, e, &close), *eq, *after;
 
 	while (e > p && (e[-1] == '\r'))
 		e--;
@@ -601,7 +599,7 @@ static int read_op(const struct ctx *c, const char *p, const char *e, const char
 		if (read_layouts(c, after, loc, op) < 0)
 			return -1;
 	}
-	return loc < e ? read_loc(c, loc, e, op) : 0;
+	return loc < e ? read_loc(c, loc, close, op) : 0;
 }
 
 static int cmp_ir_alias(const void *x, const void *y)
