@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "evidence.h"
 #include "fsutil.h"
 #include "guard.h"
@@ -36,16 +37,37 @@ const char *cb_report_reason(const struct cb_report_task *t)
 	return t->derived ? t->dreason : t->sealed.reason;
 }
 
+const struct cb_report_task *cb_report_task_at(const struct cb_report *rp, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < rp->n; i++)
+		if (rp->t[i].index == k)
+			return &rp->t[i];
+	return NULL;
+}
+
 /* Free what the report holds and zero it. */
 void cb_report_release(struct cb_report *rp)
 {
 	size_t i;
 
+	size_t k;
+	int o;
+
 	for (i = 0; rp->t && i < rp->n; i++) {
 		cb_task_result_release(&rp->t[i].sealed);
 		json_decref(rp->t[i].doc);
+		for (o = 0; o < CB_NORDERS; o++) {
+			for (k = 0; k < rp->t[i].nrows[o]; k++)
+				free(rp->t[i].rows[o][k].label);
+			free(rp->t[i].rows[o]);
+		}
 	}
 	free(rp->t);
+	if (rp->diff)
+		cb_diff_release(rp->diff);
+	free(rp->diff);
 	json_decref(rp->dj);
 	cb_campaign_summary_release(&rp->cs);
 	free(rp->href);
@@ -129,20 +151,104 @@ static void fold_clocks(struct cb_report_clocks *c, const json_t *row)
 	c->known = 1;
 }
 
-/* The clocks of task t's timed cells, per order and role, from every
- * session's timing.jsonl; a file that cannot be read is passed over (the
- * seal and the receipts say what is wrong with a run). */
-static void load_clocks(const struct cb_report *rp, struct cb_report_task *t)
+/* qsort order of long long. */
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the samples of every entry of rows whose key is key, or
+ * -1 when there are none. */
+static double pooled_median(const json_t *rows, const char *key)
+{
+	const json_t *row, *v;
+	long long *s = NULL, *grown;
+	size_t i, k, n = 0, cap = 0;
+	double med;
+
+	json_array_foreach(rows, i, row) {
+		if (!cb_json_str(row, "row") || strcmp(cb_json_str(row, "row"), key) != 0)
+			continue;
+		json_array_foreach(json_object_get(row, "samples_ns"), k, v) {
+			if (!json_is_integer(v))
+				continue;
+			if (n == cap) {
+				if (!(grown = realloc(s, (cap = cap ? 2 * cap : 64) * sizeof(*s))))
+					break;
+				s = grown;
+			}
+			s[n++] = (long long)json_integer_value(v);
+		}
+	}
+	if (!n) {
+		free(s);
+		return -1;
+	}
+	qsort(s, n, sizeof(*s), cmp_ll);
+	med = n % 2 ? (double)s[n / 2] : ((double)s[n / 2 - 1] + (double)s[n / 2]) / 2.0;
+	free(s);
+	return med;
+}
+
+/* The label of a timing row: its shape, else its key after the last '|'. */
+static char *row_label(const json_t *row)
+{
+	const char *shape = cb_json_str(row, "shape"), *key = cb_json_str(row, "row"), *bar;
+
+	if (shape && *shape)
+		return strdup(shape);
+	bar = key ? strrchr(key, '|') : NULL;
+	return strdup(bar && bar[1] ? bar + 1 : key ? key : "?");
+}
+
+/* The rows of order o of task t from the cells' pooled timing rows: the
+ * baseline's keys in their first order, with each cell's median. */
+static void fold_rows(struct cb_report_task *t, int o, json_t *const pooled[CB_NROLES])
+{
+	const json_t *row;
+	size_t i, k;
+	int r;
+
+	t->rows[o] = calloc(json_array_size(pooled[CB_ROLE_BASELINE]) + 1, sizeof(*t->rows[o]));
+	json_array_foreach(pooled[CB_ROLE_BASELINE], i, row) {
+		const char *key = cb_json_str(row, "row");
+		struct cb_report_row *out;
+		int seen = 0;
+
+		for (k = 0; t->rows[o] && key && k < i; k++)
+			seen |= cb_json_str(json_array_get(pooled[CB_ROLE_BASELINE], k), "row") &&
+				strcmp(cb_json_str(json_array_get(pooled[CB_ROLE_BASELINE], k), "row"), key) == 0;
+		if (!t->rows[o] || !key || seen)
+			continue;
+		out = &t->rows[o][t->nrows[o]];
+		if (!(out->label = row_label(row)))
+			continue;
+		for (r = 0; r < CB_NROLES; r++)
+			out->median_ns[r] = pooled_median(pooled[r], key);
+		t->nrows[o]++;
+	}
+}
+
+/* The clocks of task t's timed cells, per order and role, and each row's
+ * median per cell, from every session's timing.jsonl; a file that cannot
+ * be read is passed over (the seal and the receipts say what is wrong with
+ * a run). */
+static void load_timing(const struct cb_report *rp, struct cb_report_task *t)
 {
 	const json_t *cells = json_object_get(t->doc, "cells");
 	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
 	int o, r, k;
 
-	for (o = 0; tdir && o < CB_NORDERS; o++)
+	for (o = 0; tdir && o < CB_NORDERS; o++) {
+		json_t *pooled[CB_NROLES];
+
 		for (r = 0; r < CB_NROLES; r++) {
 			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
 			struct cb_report_clocks *c = &t->clocks[o][r];
 
+			pooled[r] = json_array();
 			for (k = 1; name; k++) {
 				char *dir = cb_session_dir(tdir, o ? CB_PH_ROUND_B : CB_PH_ROUND_A, name, k);
 				char *path = dir ? cb_path_join(dir, "timing.jsonl") : NULL;
@@ -158,10 +264,45 @@ static void load_clocks(const struct cb_report *rp, struct cb_report_task *t)
 				c->sessions++;
 				json_array_foreach(rows, i, row)
 					fold_clocks(c, row);
+				json_array_extend(pooled[r], rows);
 				json_decref(rows);
 			}
 		}
+		fold_rows(t, o, pooled);
+		for (r = 0; r < CB_NROLES; r++)
+			json_decref(pooled[r]);
+	}
 	free(tdir);
+}
+
+/* The task's effect: the geometric mean over its timed orders of
+ * 1 + speedup, less 1. */
+static void task_effect(struct cb_report_task *t)
+{
+	double sum = 0;
+	int o, n = 0;
+
+	for (o = 0; o < CB_NORDERS; o++)
+		if (t->sealed.present[o]) {
+			sum += log1p((double)t->sealed.speedup_ppm[o] / 1e6);
+			n++;
+		}
+	t->timed = n > 0;
+	t->effect = n ? expm1(sum / n) : 0;
+}
+
+long long cb_report_geomean_ppm(const struct cb_report *rp, char v, size_t *n)
+{
+	double sum = 0;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < rp->n; i++)
+		if (rp->t[i].timed && (!v || cb_report_verdict(&rp->t[i]) == v)) {
+			sum += log1p(rp->t[i].effect);
+			(*n)++;
+		}
+	return *n ? llround(expm1(sum / (double)*n) * 1e6) : 0;
 }
 
 /* Where task t's time went: its receipt's wall time, and each cell's per
@@ -225,8 +366,10 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 		free(p);
 		if (rc < 0)
 			return -1;
-		load_clocks(rp, &rp->t[i]);
+		rp->t[i].index = i;
+		load_timing(rp, &rp->t[i]);
 		load_walls(rp, &rp->t[i]);
+		task_effect(&rp->t[i]);
 		for (r = 0; r < CB_NROLES; r++) {
 			const json_t *tp = json_object_get(json_object_get(rp->t[i].doc, "topology"),
 							   cb_role_name((enum cb_role)r));
@@ -497,6 +640,41 @@ out:
 	return rc;
 }
 
+/* Tasks by their shown verdict in reading order (G, C, B, R, K, X), then
+ * by effect, largest first (untimed last), then by id. */
+static int cmp_task(const void *x, const void *y)
+{
+	const struct cb_report_task *a = x, *b = y;
+	const char *va = strchr(CB_VERDICTS_READING, cb_report_verdict(a));
+	const char *vb = strchr(CB_VERDICTS_READING, cb_report_verdict(b));
+
+	if (va != vb)
+		return va < vb ? -1 : 1;
+	if (a->timed != b->timed)
+		return a->timed ? -1 : 1;
+	if (a->effect != b->effect)
+		return a->effect > b->effect ? -1 : 1;
+	return strcmp(a->sealed.id, b->sealed.id);
+}
+
+/* The run's diff (diff.h) into rp, each task pointing at its own; the
+ * diff checks the seal again, which has just been found to hold. */
+static int attach_diff(struct cb_report *rp, const char *dir, const char *run, struct cb_err *err)
+{
+	size_t i, k;
+
+	rp->diff = calloc(1, sizeof(*rp->diff));
+	if (!rp->diff)
+		return cb_fail(err, "out of memory");
+	if (cb_diff_load(rp->diff, dir, run, NULL, err) < 0)
+		return cb_prefix(err, "diff");
+	for (i = 0; i < rp->n; i++)
+		for (k = 0; k < rp->diff->n; k++)
+			if (strcmp(rp->diff->t[k].id, rp->t[i].sealed.id) == 0)
+				rp->t[i].diff = &rp->diff->t[k];
+	return 0;
+}
+
 int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output, int gate,
 		   struct cb_err *err)
 {
@@ -525,5 +703,7 @@ int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const
 	if (rc < 0 || load_tasks(rp, err) < 0 || (rp->dj && attach_derived(rp, err) < 0) ||
 	    make_hrefs(rp, output, err) < 0)
 		return -1;
-	return holds;
+	if (rp->n)
+		qsort(rp->t, rp->n, sizeof(*rp->t), cmp_task);
+	return holds && attach_diff(rp, dir, run, err) < 0 ? -1 : holds;
 }

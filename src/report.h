@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "caliber.h"
+#include "diff.h"
 #include "matrix.h"
 #include "receipt.h"
 
@@ -28,6 +29,14 @@ struct cb_report_clocks {
 	long long sm_min, sm_max;       /* MHz */
 	size_t sessions, rows, throttled, retried;
 	long long rested_ms;            /* rests before rows, summed */
+};
+
+/* One benchmark row of one order: its label and the median of its
+ * samples per cell, every session pooled (ns; -1: the cell has no such
+ * row). */
+struct cb_report_row {
+	char *label;                    /* the row's shape, else its key after the last '|' */
+	double median_ns[CB_NROLES];
 };
 
 /* One task: its sealed receipt and, in a derived run, what reaccount made
@@ -48,6 +57,12 @@ struct cb_report_task {
 	long long wall_ms;              /* the task, start to end of its receipt; -1 unknown */
 	long long cell_ms[CB_NPHASES][CB_NROLES]; /* each cell's wall time, its sessions summed */
 	size_t cell_runs[CB_NPHASES][CB_NROLES];  /* the cell receipts summed (sessions) */
+	struct cb_report_row *rows[CB_NORDERS];   /* the baseline's rows, in its order */
+	size_t nrows[CB_NORDERS];
+	int timed;                      /* some order was timed: effect is known */
+	double effect;                  /* geometric mean over the timed orders of 1 + speedup, less 1 */
+	const struct cb_diff_task *diff;/* its topology ops compared (rp->diff), or NULL */
+	size_t index;                   /* its place in the run (campaign.json's tasks) */
 };
 
 /* Everything a report is written from; zeroed is empty. */
@@ -62,21 +77,28 @@ struct cb_report {
 	char seal[CB_ERR_MAX + 64];     /* the seal's status in words: room for a whole error */
 	char *href;                     /* the run root seen from where the report goes */
 	char *dhref;                    /* the derived folder, likewise */
+	struct cb_diff *diff;           /* `caliber diff` of the run, NULL when the seal does not hold */
 };
 
 /* Load the run root or derived run at dir into rp (zeroed first): the
  * campaign receipt, every task receipt, derived.json and its run (run, when
  * given, names the run root of a derived run), the links to the receipts as
- * seen from output (the file the report goes to, or NULL for stdout), and
- * the seal's status (rp->seal), which is checked before any receipt of the
- * run is read. With gate (a --fail-on is asked for), a seal that does not
- * hold ends the load there: a gate reads nothing a broken seal may have
- * changed, so a receipt that can no longer be parsed fails it as a broken
- * seal, not as bad JSON. Returns 1 when the seal holds, 0 when it does not
- * or cannot be checked, -1 with err filled when the run cannot be read. */
+ * seen from output (the file the report goes to, or NULL for stdout), the
+ * seal's status (rp->seal), which is checked before any receipt of the run
+ * is read, and, when it holds, the run's diff. With gate (a --fail-on is
+ * asked for), a seal that does not hold ends the load there: a gate reads
+ * nothing a broken seal may have changed, so a receipt that can no longer
+ * be parsed fails it as a broken seal, not as bad JSON. Tasks are sorted by
+ * verdict (G, C, B, R, K, X, the shown verdict) and then by effect,
+ * largest first. Returns 1 when the seal holds, 0 when it does not or
+ * cannot be checked, -1 with err filled when the run cannot be read. */
 int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output, int gate,
 		   struct cb_err *err);
 void cb_report_release(struct cb_report *rp);
+
+/* The task at place k of the run (rp->t is sorted for reading; a gate
+ * names tasks in the run's order). */
+const struct cb_report_task *cb_report_task_at(const struct cb_report *rp, size_t k);
 
 /* The verdict, code and reason a task is shown and gated by: the derived
  * ones in a derived run, else the sealed ones. */
@@ -104,6 +126,11 @@ void cb_report_fmt_order(const struct cb_task_result *r, int o, int md, int w, c
 void cb_report_fmt_timer(const struct cb_task_result *r, const char *none, char *out, size_t cap);
 void cb_report_fmt_topology_col(const struct cb_report_task *t, int md, char *out, size_t cap);
 size_t cb_report_count_verdict(const struct cb_report *rp, char v, int sealed);
+
+/* The geometric mean of 1 + effect over the timed tasks whose shown
+ * verdict is v (0: every timed task), less 1, in ppm; *n says over how
+ * many (0: none, and the mean is 0). */
+long long cb_report_geomean_ppm(const struct cb_report *rp, char v, size_t *n);
 
 /* The renderers: rp as text, as Markdown, as one HTML page. */
 int cb_report_text(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err);

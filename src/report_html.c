@@ -261,6 +261,137 @@ static void h_counts(struct cb_buf *b, const struct cb_report *rp)
 	cb_buf_adds(b, "</section>\n");
 }
 
+/* One op's layouts in HTML: "#a → #b", escaped. */
+static void h_layouts(struct cb_buf *b, const struct cb_ir_op *op)
+{
+	cb_html_esc(b, op->src.text ? op->src.text : "?");
+	cb_buf_adds(b, " → ");
+	cb_html_esc(b, op->dst.text ? op->dst.text : "?");
+}
+
+/* The summary at the top, and where the converts went: the geometric-mean
+ * speedups, the diff's counts, then a row per source line of a measured
+ * kernel where ops were removed or added, with the layouts of each op and
+ * links to the TTGIR of the baseline and the candidate. */
+static void h_changed(struct cb_buf *b, const struct cb_report *rp)
+{
+	struct cb_diff_summary s;
+	size_t i, j, k, o, n, ng;
+	long long all = cb_report_geomean_ppm(rp, 0, &n), g = cb_report_geomean_ppm(rp, 'G', &ng);
+	char pa[32], pg[32];
+	int r;
+
+	cb_fmt_pct(all, pa, sizeof(pa));
+	cb_fmt_pct(g, pg, sizeof(pg));
+	cb_buf_adds(b, "<section id=\"changed\">\n<h2>What changed</h2>\n<p id=\"geomean\">");
+	if (n)
+		cb_buf_addf(b, "Speedup, geometric mean over the timed orders: <b>%s</b> over %zu task%s", pa, n,
+			    n == 1 ? "" : "s");
+	if (ng)
+		cb_buf_addf(b, "; <b>%s</b> over the %zu G task%s", pg, ng, ng == 1 ? "" : "s");
+	cb_buf_adds(b, n ? ".</p>\n" : "No task was timed.</p>\n");
+	if (!rp->diff) {
+		cb_buf_adds(b, "<p class=\"bad\">Topology ops not compared: the seal does not hold.</p>\n</section>\n");
+		return;
+	}
+	cb_diff_summarize(rp->diff, &s);
+	cb_buf_addf(b, "<p id=\"diff-summary\"><b>%zu task%s lost converts</b>, %zu gained some: %zu removed and %zu added "
+		       "in %zu kernel%s at %zu source line%s (<code>caliber diff</code>, kernels launched more than %lld "
+		       "time%s, round a).</p>\n",
+		    s.tasks_lost, s.tasks_lost == 1 ? "" : "s", s.tasks_gained, s.removed, s.added, s.kernels,
+		    s.kernels == 1 ? "" : "s", s.lines, s.lines == 1 ? "" : "s", rp->diff->floor,
+		    rp->diff->floor == 1 ? "" : "s");
+	if (!s.lines) {
+		cb_buf_adds(b, "</section>\n");
+		return;
+	}
+	cb_buf_adds(b, "<table class=\"grid\"><tr><th>task</th><th>kernel</th><th>converts b → k</th><th>source line</th>"
+		       "<th>change</th><th>layouts</th><th>TTGIR</th></tr>\n");
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_diff_task *t = rp->t[i].diff;
+		for (j = 0; t && j < t->nk; j++) {
+			const struct cb_diff_kernel *kn = &t->k[j];
+			for (k = 0; k < kn->nlines; k++) {
+				const struct cb_diff_line *l = &kn->lines[k];
+				if (!l->removed && !l->added)
+					continue;
+				cb_buf_adds(b, "<tr class=\"changed\" data-task=\"");
+				cb_html_esc(b, t->id);
+				cb_buf_adds(b, "\"><td><a href=\"#t-");
+				cb_html_url(b, t->id);
+				cb_buf_adds(b, "\">");
+				cb_html_esc(b, t->id);
+				cb_buf_adds(b, "</a></td><td><code>");
+				cb_html_esc(b, kn->kernel);
+				cb_buf_addf(b, "</code></td><td class=\"num\">%zu → %zu</td><td><code>",
+					    kn->ir[CB_ROLE_BASELINE].nops, kn->ir[CB_ROLE_CANDIDATE].nops);
+				if (l->file) {
+					cb_html_esc(b, l->file);
+					cb_buf_addf(b, ":%lld", l->line);
+				} else {
+					cb_buf_adds(b, "no location");
+				}
+				cb_buf_adds(b, "</code></td><td>");
+				if (l->removed)
+					cb_buf_addf(b, "<span class=\"ok\">%zu removed</span>", l->removed);
+				if (l->added)
+					cb_buf_addf(b, "%s<span class=\"bad\">%zu added</span>", l->removed ? ", " : "", l->added);
+				if (l->kept)
+					cb_buf_addf(b, ", %zu kept", l->kept);
+				cb_buf_adds(b, "</td><td class=\"mono\">");
+				for (o = 0; o < l->n; o++) {
+					const struct cb_diff_op *op = &l->ops[o];
+					cb_buf_addf(b, "%s%s ", o ? "<br>" : "", op->change == CB_CHANGE_REMOVED ? "−" :
+						    op->change == CB_CHANGE_ADDED ? "+" : "=");
+					h_layouts(b, op->base ? op->base : op->cand);
+					if (op->base && op->cand) {
+						cb_buf_adds(b, " <span class=\"muted\">(candidate ");
+						h_layouts(b, op->cand);
+						cb_buf_adds(b, ")</span>");
+					}
+				}
+				cb_buf_adds(b, "</td><td>");
+				for (r = 0; r < CB_NROLES; r++) {
+					if (!kn->ttgir[r] || r == CB_ROLE_CONTROL)
+						continue;
+					cb_buf_adds(b, r ? " · " : "");
+					cb_html_link(b, rp->root, rp->href, kn->ttgir[r], cb_role_name((enum cb_role)r));
+				}
+				cb_buf_adds(b, "</td></tr>\n");
+			}
+		}
+	}
+	cb_buf_adds(b, "</table>\n</section>\n");
+}
+
+/* Round a's median per row and cell, "b / c / k" µs, one row a line. */
+static void h_row_times(struct cb_buf *b, const struct cb_report_task *t)
+{
+	size_t i;
+	int r;
+
+	if (!t->nrows[CB_ORDER_A]) {
+		cb_buf_adds(b, "<td class=\"num muted\">—</td>");
+		return;
+	}
+	cb_buf_adds(b, "<td class=\"num\">");
+	for (i = 0; i < t->nrows[CB_ORDER_A]; i++) {
+		const struct cb_report_row *row = &t->rows[CB_ORDER_A][i];
+		cb_buf_adds(b, i ? "<br>" : "");
+		for (r = 0; r < CB_NROLES; r++) {
+			cb_buf_adds(b, r ? " / " : "");
+			if (row->median_ns[r] < 0)
+				cb_buf_adds(b, "—");
+			else
+				cb_buf_addf(b, "%.2f", row->median_ns[r] / 1000.0);
+		}
+		cb_buf_adds(b, " <small class=\"muted\">");
+		cb_html_esc(b, row->label);
+		cb_buf_adds(b, "</small>");
+	}
+	cb_buf_adds(b, "</td>");
+}
+
 /* The verdict matrix: one row per task, the verdict cell coloured with its
  * reason as title, then code, topology, both orders, timer and reason. */
 static void h_matrix(struct cb_buf *b, const struct cb_report *rp)
@@ -270,7 +401,7 @@ static void h_matrix(struct cb_buf *b, const struct cb_report *rp)
 
 	cb_buf_adds(b, "<section id=\"matrix\">\n<h2>Verdict matrix</h2>\n<table class=\"grid matrix\">\n<tr><th>task</th>");
 	cb_buf_adds(b, rp->derived_dir ? "<th>sealed</th><th>derived</th>" : "<th>verdict</th>");
-	cb_buf_adds(b, "<th>code</th><th class=\"nw\">topology b/c/k</th><th class=\"num\">round a</th><th class=\"num\">round b</th><th>timer</th><th>reason</th></tr>\n");
+	cb_buf_adds(b, "<th>code</th><th class=\"nw\">topology b/c/k</th><th class=\"num\">round a</th><th class=\"num\">round b</th><th class=\"num\">round a median µs b / c / k</th><th>timer</th><th>reason</th></tr>\n");
 	for (i = 0; i < rp->n; i++) {
 		const struct cb_report_task *t = &rp->t[i];
 		char topo[160], timer[32];
@@ -309,6 +440,7 @@ static void h_matrix(struct cb_buf *b, const struct cb_report *rp)
 			cb_fmt_pct(t->sealed.hi_ppm[o], h, sizeof(h));
 			cb_buf_addf(b, "<td class=\"num\">%s <small class=\"muted\">[%s, %s]</small></td>", p, l, h);
 		}
+		h_row_times(b, t);
 		cb_report_fmt_timer(&t->sealed, "—", timer, sizeof(timer));
 		cb_buf_addf(b, "<td>%s</td><td class=\"reason t-%c\">", timer, cb_report_verdict(t));
 		cb_html_esc(b, cb_report_reason(t));
@@ -333,6 +465,7 @@ void cb_report_html(struct cb_buf *b, const struct cb_report *rp)
 	cb_buf_adds(b, "</head>\n<body>\n");
 	h_header(b, rp);
 	h_counts(b, rp);
+	h_changed(b, rp);
 	cb_report_plots(b, rp);
 	h_matrix(b, rp);
 	cb_buf_adds(b, "<section id=\"tasks\">\n<h2>Tasks</h2>\n");

@@ -40,6 +40,30 @@ struct row {
 	char c[NCOL_MAX][192];
 };
 
+/* Round a's row medians of a task for a Markdown cell, one row per line
+ * ("4096x4096x4096 927.86 / 928.21 / 220.43<br>..."), "—" when untimed. */
+static void fmt_row_times(const struct cb_report_task *t, char *out, size_t cap)
+{
+	size_t i, len = 0;
+	int r, n;
+
+	snprintf(out, cap, "—");
+	for (i = 0; i < t->nrows[CB_ORDER_A]; i++) {
+		const struct cb_report_row *row = &t->rows[CB_ORDER_A][i];
+		n = snprintf(out + len, cap - len, "%s", i ? "<br>" : "");
+		for (r = 0; n >= 0 && (size_t)n < cap - len && r < CB_NROLES; r++) {
+			len += (size_t)n;
+			if (row->median_ns[r] < 0)
+				n = snprintf(out + len, cap - len, "%s-", r ? " / " : "");
+			else
+				n = snprintf(out + len, cap - len, "%s%.2f", r ? " / " : "", row->median_ns[r] / 1000.0);
+		}
+		if (n < 0 || (size_t)n >= cap - len)
+			return;
+		len += (size_t)n;
+	}
+}
+
 /* Header and cells of the task table; md selects Markdown's spelling. In
  * a derived run the verdict and topology columns read "sealed->derived"
  * where they changed, so that a change stands out. Returns the number of
@@ -55,6 +79,8 @@ static size_t table_rows(const struct cb_report *rp, int md, struct row *rows)
 	snprintf(rows[0].c[n++], 192, "%s", md ? "round a" : "round a %");
 	snprintf(rows[0].c[n++], 192, "%s", md ? "round b" : "round b %");
 	snprintf(rows[0].c[n++], 192, "timer");
+	if (md)
+		snprintf(rows[0].c[n++], 192, "round a µs b / c / k");
 	for (i = 0; i < rp->n; i++) {
 		const struct cb_report_task *t = &rp->t[i];
 		char (*c)[192] = rows[i + 1].c;
@@ -72,8 +98,16 @@ static size_t table_rows(const struct cb_report *rp, int md, struct row *rows)
 		cb_report_fmt_order(&t->sealed, CB_ORDER_A, md, w, c[k++], 192);
 		cb_report_fmt_order(&t->sealed, CB_ORDER_B, md, w, c[k++], 192);
 		cb_report_fmt_timer(&t->sealed, md ? "—" : "-", c[k++], 192);
+		if (md)
+			fmt_row_times(t, c[k++], 192);
 	}
 	return n;
+}
+
+/* Whether two strings, either NULL, are equal. */
+static int same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
 /* Text and Markdown escapes of receipt text: newlines flattened; for
@@ -135,6 +169,42 @@ static void put_counts(struct cb_buf *b, const struct cb_report *rp, int sealed,
 			    cb_report_count_verdict(rp, *v, sealed));
 }
 
+/* "speedup, geometric mean over the timed orders: 32 tasks +26.81%; the
+ * 5 G tasks +251.20%" (the G part only when there are G tasks). */
+static void put_geomeans(struct cb_buf *b, const struct cb_report *rp, const char *item)
+{
+	size_t n, ng;
+	long long all = cb_report_geomean_ppm(rp, 0, &n), g = cb_report_geomean_ppm(rp, 'G', &ng);
+	char p[32];
+
+	if (!n)
+		return;
+	cb_fmt_pct(all, p, sizeof(p));
+	cb_buf_addf(b, "%sspeedup, geometric mean over the timed orders: %zu task%s %s", item, n, n == 1 ? "" : "s", p);
+	if (ng) {
+		cb_fmt_pct(g, p, sizeof(p));
+		cb_buf_addf(b, "; the %zu G task%s %s", ng, ng == 1 ? "" : "s", p);
+	}
+	cb_buf_adds(b, "\n");
+}
+
+/* "what changed: 5 tasks lost converts, ..." (caliber diff's summary), or
+ * why it is not shown. */
+static void put_what_changed(struct cb_buf *b, const struct cb_report *rp, const char *item)
+{
+	struct cb_diff_summary s;
+
+	if (!rp->diff) {
+		cb_buf_addf(b, "%swhat changed: not compared, the seal does not hold\n", item);
+		return;
+	}
+	cb_diff_summarize(rp->diff, &s);
+	cb_buf_addf(b, "%swhat changed: %zu task%s lost converts, %zu gained: %zu removed, %zu added in %zu kernel%s at "
+		       "%zu source line%s\n",
+		    item, s.tasks_lost, s.tasks_lost == 1 ? "" : "s", s.tasks_gained, s.removed, s.added, s.kernels,
+		    s.kernels == 1 ? "" : "s", s.lines, s.lines == 1 ? "" : "s");
+}
+
 /* The lines above the table: campaign, seal, floor and thresholds, and
  * for a derived run what it re-accounted. */
 static void put_summary_lines(struct cb_buf *b, const struct cb_report *rp, int md)
@@ -167,6 +237,8 @@ static void put_summary_lines(struct cb_buf *b, const struct cb_report *rp, int 
 		put_counts(b, rp, 1, md);
 	}
 	cb_buf_adds(b, "\n");
+	put_geomeans(b, rp, item);
+	put_what_changed(b, rp, item);
 }
 
 /* Below the table: what changed and why (derived run), then the reason of
@@ -303,6 +375,139 @@ static void put_clocks(struct cb_buf *b, const struct cb_report *rp, int md)
 	}
 }
 
+/* The layouts of the ops of a line that changed, "#a -> #b", each once. */
+static void put_line_layouts(struct cb_buf *b, const struct cb_diff_line *l, int md)
+{
+	size_t i, j, shown = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const struct cb_ir_op *op = l->ops[i].base ? l->ops[i].base : l->ops[i].cand;
+		char one[512];
+		int again = 0;
+
+		if (l->ops[i].change == CB_CHANGE_KEPT)
+			continue;
+		snprintf(one, sizeof(one), "%s -> %s", op->src.text ? op->src.text : "?", op->dst.text ? op->dst.text : "?");
+		for (j = 0; j < i; j++) {
+			const struct cb_ir_op *o2 = l->ops[j].base ? l->ops[j].base : l->ops[j].cand;
+			again |= l->ops[j].change != CB_CHANGE_KEPT && same_text(o2->src.text, op->src.text) &&
+				 same_text(o2->dst.text, op->dst.text);
+		}
+		if (again)
+			continue;
+		cb_buf_adds(b, shown++ ? ", " : " (");
+		put_text(b, one, md);
+	}
+	if (shown)
+		cb_buf_adds(b, ")");
+}
+
+/* Below the reasons: for each task whose topology ops changed, each
+ * kernel with its counts, the source lines where ops were removed or
+ * added with their layouts, and its TTGIR files (caliber diff). */
+static void put_where(struct cb_buf *b, const struct cb_report *rp, int md)
+{
+	size_t i, j, k, shown = 0;
+	int r;
+
+	for (i = 0; rp->diff && i < rp->n; i++) {
+		const struct cb_diff_task *t = rp->t[i].diff;
+
+		if (!t || (!t->removed && !t->added))
+			continue;
+		if (!shown++)
+			cb_buf_addf(b, md ? "\n**Where the converts went** (`caliber diff`; kernels launched more than %lld time%s)\n\n"
+					  : "\nwhere the converts went (caliber diff; kernels launched more than %lld time%s):\n",
+				    rp->diff->floor, rp->diff->floor == 1 ? "" : "s");
+		for (j = 0; j < t->nk; j++) {
+			const struct cb_diff_kernel *kn = &t->k[j];
+			if (!kn->removed && !kn->added)
+				continue;
+			cb_buf_adds(b, md ? "- " : "  ");
+			put_text(b, t->id, md);
+			cb_buf_addf(b, ": %s%s%s %zu -> %zu (%zu kept):", md ? "`" : "", kn->kernel, md ? "`" : "",
+				    kn->ir[CB_ROLE_BASELINE].nops, kn->ir[CB_ROLE_CANDIDATE].nops, kn->kept);
+			for (k = 0; k < kn->nlines; k++) {
+				const struct cb_diff_line *l = &kn->lines[k];
+				if (!l->removed && !l->added)
+					continue;
+				cb_buf_adds(b, md ? "\n  - " : "\n    ");
+				if (l->file)
+					cb_buf_addf(b, "%s%s:%lld%s:", md ? "`" : "", l->file, l->line, md ? "`" : "");
+				else
+					cb_buf_adds(b, "no location:");
+				if (l->removed)
+					cb_buf_addf(b, " %zu removed", l->removed);
+				if (l->added)
+					cb_buf_addf(b, "%s %zu added", l->removed ? "," : "", l->added);
+				put_line_layouts(b, l, md);
+			}
+			for (r = 0; r < CB_NROLES; r++)
+				if (kn->ttgir[r] && r != CB_ROLE_CONTROL)
+					cb_buf_addf(b, md ? "\n  - TTGIR of the %s: `%s`" : "\n    %-9s %s", cb_role_name((enum cb_role)r),
+						    kn->ttgir[r]);
+			cb_buf_adds(b, "\n");
+		}
+	}
+}
+
+/* A median in microseconds, "-" when the cell has no such row. */
+static void put_us(struct cb_buf *b, double ns)
+{
+	if (ns < 0)
+		cb_buf_adds(b, "-");
+	else
+		cb_buf_addf(b, "%.2f", ns / 1000.0);
+}
+
+/* One order's rows of a task: "label b / c / k; ..." in microseconds. */
+static void put_order_times(struct cb_buf *b, const struct cb_report_task *t, int o, const char *sep, int md)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < t->nrows[o]; i++) {
+		cb_buf_adds(b, i ? sep : "");
+		put_text(b, t->rows[o][i].label, md);
+		cb_buf_adds(b, " ");
+		for (r = 0; r < CB_NROLES; r++) {
+			cb_buf_adds(b, r ? " / " : "");
+			put_us(b, t->rows[o][i].median_ns[r]);
+		}
+	}
+}
+
+/* Below the reasons: the median of every row per cell, in microseconds,
+ * sessions pooled, per task and order. Nothing when no row was timed. */
+static void put_times(struct cb_buf *b, const struct cb_report *rp, int md)
+{
+	size_t i, shown = 0;
+	int o;
+
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+		size_t at;
+
+		if (!t->nrows[CB_ORDER_A] && !t->nrows[CB_ORDER_B])
+			continue;
+		if (!shown++)
+			cb_buf_adds(b, md ? "\n**Times** (median µs per row, sessions pooled: baseline / control / candidate)\n\n"
+					  : "\ntimes (median us per row, sessions pooled: baseline / control / candidate):\n");
+		at = b->len;
+		cb_buf_adds(b, md ? "- " : "  ");
+		put_text(b, t->sealed.id, md);
+		for (o = 0; o < CB_NORDERS; o++) {
+			if (!t->nrows[o])
+				continue;
+			cb_buf_addf(b, "%s round %c: ", o && t->nrows[CB_ORDER_A] ? ";" : ":", o ? 'b' : 'a');
+			put_order_times(b, t, o, ", ", md);
+		}
+		if (!md)
+			wrap_line(b, at);
+		cb_buf_adds(b, "\n");
+	}
+}
+
 /* Seconds with one decimal, from ms. */
 static void put_seconds(struct cb_buf *b, long long ms)
 {
@@ -413,6 +618,8 @@ static void render_text(struct cb_buf *b, const struct cb_report *rp, struct row
 			else
 				cb_buf_addf(b, "%s\n", rows[i].c[c]);
 	put_reasons(b, rp, 0);
+	put_where(b, rp, 0);
+	put_times(b, rp, 0);
 	put_clocks(b, rp, 0);
 	put_walls(b, rp, 0);
 }
@@ -443,6 +650,8 @@ static void render_md(struct cb_buf *b, const struct cb_report *rp, struct row *
 		cb_buf_adds(b, "\n");
 	}
 	put_reasons(b, rp, 1);
+	put_where(b, rp, 1);
+	put_times(b, rp, 1);
 	put_clocks(b, rp, 1);
 	put_walls(b, rp, 1);
 }

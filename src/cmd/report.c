@@ -142,13 +142,13 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	}
 	rc = CB_EXIT_OK;
 	for (i = 0; fail_set[0] && i < rp.n; i++)
-		hits += cb_fail_on_hits(fail_set, cb_report_verdict(&rp.t[i])) != 0;
+		hits += cb_fail_on_hits(fail_set, cb_report_verdict(cb_report_task_at(&rp, i))) != 0;
 	if (hits) {
 		struct cb_buf names = CB_BUF_INIT;
 		for (i = 0; i < rp.n; i++)
-			if (cb_fail_on_hits(fail_set, cb_report_verdict(&rp.t[i])))
-				cb_buf_addf(&names, "%s%s (%c)", names.len ? ", " : "", rp.t[i].sealed.id,
-					    cb_report_verdict(&rp.t[i]));
+			if (cb_fail_on_hits(fail_set, cb_report_verdict(cb_report_task_at(&rp, i))))
+				cb_buf_addf(&names, "%s%s (%c)", names.len ? ", " : "", cb_report_task_at(&rp, i)->sealed.id,
+					    cb_report_verdict(cb_report_task_at(&rp, i)));
 		cb_fail(err, "--fail-on %s: %zu task%s %s one of these verdicts: %s", fail_on, hits,
 			hits == 1 ? "" : "s", hits == 1 ? "has" : "have", names.data ? names.data : "");
 		cb_buf_release(&names);

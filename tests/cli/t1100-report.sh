@@ -193,3 +193,33 @@ refusal '-o inside the run root is refused' 'true' \
 	"caliber: report: -o \$PWD/run/r.html: inside the run root \$PWD/run (a sealed run is never written to)" 1 "run -o run/r.html"
 refusal '--run on a sealed run is a usage error' 'true' \
 	"caliber: report: --run DIR applies to a derived run only, and \$PWD/run holds no derived.json" 2 "run --run run"
+
+test_expect_success 'runs/all at a glance: sorted by verdict and effect, the geometric means, what changed and where' '
+	run="$CALIBER_ROOT/campaigns/demo-h200/runs/all" &&
+	$CALIBER report "$run" >out &&
+	sed -n 5,6p out >head &&
+	printf "%s\n" "speedup, geometric mean over the timed orders: 32 tasks +21.74%; the 5 G tasks +251.57%" \
+		"what changed: 5 tasks lost converts, 0 gained: 10 removed, 0 added in 5 kernels at 10 source lines" >want &&
+	cmp want head &&
+	sed -n "/^task /,/^\$/p" out | sed -n "2,6p" | cut -c1-20 | tr -s " " >g &&
+	printf "matmul_bias G \nmatmul G \nmatmul_bias_gelu G \nbmm G \nattention_fwd G \n" >want && cmp want g &&
+	grep -A2 -x "  matmul: _matmul_kernel 3 -> 1 (1 kept):" out >where &&
+	printf "%s\n" "  matmul: _matmul_kernel 3 -> 1 (1 kept):" \
+		"    ops/caliber_ops/matmul.py:47: 1 removed (#blocked2 -> #mma)" \
+		"    ops/caliber_ops/matmul.py:51: 1 removed (#mma -> #blocked2)" >want && cmp want where &&
+	grep -q "^  matmul: round a: 4096x4096x4096 927.86 / 926.44 / 227.92, 2048x2048x2048 121.39 / 121.26 / 25.96,\$" out &&
+	$CALIBER report "$run" --format md >md &&
+	grep -qF "| matmul | **G** stable-gain | 3/3/1 | +321.12% [+320.54%, +333.04%] | +291.76% [+275.93%, +303.84%] | graph | 927.86 / 926.44 / 227.92<br>121.39 / 121.26 / 25.96<br>470.77 / 470.49 / 119.99 |" md &&
+	$CALIBER report "$run" -o r.html >/dev/null &&
+	test "$(grep -c "<tr class=\"changed\" data-task=" r.html)" -eq 10 &&
+	grep -q "<td><code>ops/caliber_ops/matmul.py:47</code></td>" r.html &&
+	grep -q "href=\"[^\"]*/runs/all/tasks/matmul/cells/a-candidate/ir/SZLO7ZG5HLOI46USLEK2JY5YA5JPTJ4ANABEHQ4S2EMWRNDPEODQ/_matmul_kernel.ttgir\">candidate</a>" r.html &&
+	python3 "$check" links r.html >/dev/null
+'
+
+test_expect_success 'a report of a run whose seal does not hold compares no topology ops, and says so' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	chmod -R u+w run && echo >>run/tasks/gelu_bwd/task.json &&
+	$CALIBER report run | grep -qx "what changed: not compared, the seal does not hold" &&
+	$CALIBER report run --format html | grep -q "Topology ops not compared: the seal does not hold."
+'
