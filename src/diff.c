@@ -529,15 +529,6 @@ out:
 
 /* ---- loading the run ---------------------------------------------------- */
 
-/* Whether dir holds the named file. */
-static int has_file(const char *dir, const char *name)
-{
-	char *p = cb_path_join(dir, name);
-	int r = p && cb_exists(p);
-
-	free(p);
-	return r;
-}
 
 /* The run root of dir (itself, or the run a derived run names), its
  * campaign receipt and manifest. A receipt or manifest that cannot be read
@@ -550,7 +541,7 @@ static int open_run(struct cb_diff *d, const char *dir, const char *run, struct 
 
 	if (!cb_is_dir(dir))
 		return cb_fail(err, "%s: not a directory", dir);
-	if (has_file(dir, "derived.json")) {
+	if (cb_exists_in(dir, "derived.json")) {
 		struct cb_derived_run dr;
 		if (cb_derived_open(dir, run, &dr, err) < 0)
 			return -1;
@@ -558,7 +549,7 @@ static int open_run(struct cb_diff *d, const char *dir, const char *run, struct 
 		d->root = dr.root;
 		d->floor = dr.floor;
 		d->derived_dir = dir;
-	} else if (!has_file(dir, "campaign.json")) {
+	} else if (!cb_exists_in(dir, "campaign.json")) {
 		return cb_fail(err, "%s: neither a run root (no campaign.json) nor a derived run (no derived.json)", dir);
 	} else {
 		d->root = dir;

@@ -416,6 +416,15 @@ int cb_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+int cb_exists_in(const char *dir, const char *name)
+{
+	char *p = cb_path_join(dir, name);
+	int r = p && cb_exists(p);
+
+	free(p);
+	return r;
+}
+
 int cb_absolute(const char *path, char **out, struct cb_err *err)
 {
 	char cwd[PATH_MAX], *abs, *w;

@@ -69,6 +69,8 @@ char *cb_strdupf(const char *fmt, ...) CB_PRINTF(1, 2);
 
 int cb_is_dir(const char *path);
 int cb_exists(const char *path);   /* lstat succeeds: links count, dangling too */
+/* cb_exists of dir/name (0 when out of memory). */
+int cb_exists_in(const char *dir, const char *name);
 
 /* The absolute form of path, lexically: the current directory put in
  * front of a relative path, then empty and "." components and trailing

@@ -78,11 +78,7 @@ void cb_report_release(struct cb_report *rp)
 /* Whether dir holds the named file. */
 int cb_report_has_file(const char *dir, const char *name)
 {
-	char *p = cb_path_join(dir, name);
-	int r = p && cb_exists(p);
-
-	free(p);
-	return r;
+	return cb_exists_in(dir, name);
 }
 
 /* Every line of a JSON Lines file as an array of objects (a new

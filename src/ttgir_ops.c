@@ -733,16 +733,15 @@ int cb_ir_module_parse(const char *data, size_t len, const char *op, struct cb_i
 
 int cb_ir_module_load(const char *path, const char *op, struct cb_ir_module *m, struct cb_err *err)
 {
-	char *buf;
-	size_t len;
-	int rc;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = -1;
 
 	memset(m, 0, sizeof(*m));
-	if (cb_read_file(path, &buf, &len, err) < 0)
-		return -1;
-	rc = cb_ir_module_parse(buf, len, op, m, err);
+	if (cb_read_file(path, &buf, &len, err) == 0 && (rc = cb_ir_module_parse(buf, len, op, m, err)) < 0)
+		cb_prefix(err, "%s", path);
 	free(buf);
-	return rc < 0 ? cb_prefix(err, "%s", path) : 0;
+	return rc;
 }
 
 const struct cb_ir_frame *cb_ir_op_source(const struct cb_ir_op *op)

@@ -61,16 +61,10 @@ int cmd_diff(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "TASK: '%s' is not a task name (letters, digits, '.', '_', '-')", args.pos[1]);
 		goto out;
 	}
-	if (run && cb_is_dir(args.pos[0]) && !(out = cb_path_join(args.pos[0], "derived.json"))) {
-		cb_fail(err, "out of memory");
-		goto out;
-	}
-	if (out && !cb_exists(out)) {
+	if (run && cb_is_dir(args.pos[0]) && !cb_exists_in(args.pos[0], "derived.json")) {
 		cb_fail(err, "--run DIR applies to a derived run only, and %s holds no derived.json", args.pos[0]);
 		goto out;
 	}
-	free(out);
-	out = NULL;
 	rc = CB_EXIT_FAIL;
 	if (cb_diff_load(&d, args.pos[0], run, args.npos == 2 ? args.pos[1] : NULL, err) < 0)
 		goto out;
