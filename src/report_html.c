@@ -60,8 +60,9 @@ static const char html_css[] =
 	".muted{color:#57606a}.bad{color:#cf222e;font-weight:600}.ok{color:#1a7f37}\n"
 	"ul.links{margin:0;padding-left:18px}\n"
 	"table.matrix{width:100%}table.matrix td.nw,table.matrix th.nw{white-space:nowrap}"
-	"table.matrix td.reason{min-width:300px}table.matrix td.verdict{text-align:center;font-weight:700;width:3.5em}\n"
-	"table.rows td.key{max-width:320px;word-break:break-all}table.rows td.clk{white-space:nowrap}\n";
+	"table.matrix td.reason{min-width:200px}table.matrix td.verdict{text-align:center;font-weight:700;width:3.5em}\n"
+	"table.rows td.key{max-width:320px;word-break:break-all}table.rows td.clk{white-space:nowrap}\n"
+	"table.changed td{white-space:nowrap}table.changed td.lay{white-space:normal}\n";
 
 /* A JSON value in one line for the header: objects as "key value · ...",
  * arrays joined by ", ", scalars as they are; escaped. */
@@ -305,7 +306,7 @@ static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 		cb_buf_adds(b, "</section>\n");
 		return;
 	}
-	cb_buf_adds(b, "<table class=\"grid\"><tr><th>task</th><th>kernel</th><th>converts b → k</th><th>source line</th>"
+	cb_buf_adds(b, "<table class=\"grid changed\"><tr><th>task</th><th>kernel</th><th>converts b → k</th><th>source line</th>"
 		       "<th>change</th><th>layouts</th><th>TTGIR</th></tr>\n");
 	for (i = 0; i < rp->n; i++) {
 		const struct cb_diff_task *t = rp->t[i].diff;
@@ -338,7 +339,7 @@ static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 					cb_buf_addf(b, "%s<span class=\"bad\">%zu added</span>", l->removed ? ", " : "", l->added);
 				if (l->kept)
 					cb_buf_addf(b, ", %zu kept", l->kept);
-				cb_buf_adds(b, "</td><td class=\"mono\">");
+				cb_buf_adds(b, "</td><td class=\"mono lay\">");
 				for (o = 0; o < l->n; o++) {
 					const struct cb_diff_op *op = &l->ops[o];
 					cb_buf_addf(b, "%s%s ", o ? "<br>" : "", op->change == CB_CHANGE_REMOVED ? "−" :
@@ -364,7 +365,8 @@ static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 	cb_buf_adds(b, "</table>\n</section>\n");
 }
 
-/* Round a's median per row and cell, "b / c / k" µs, one row a line. */
+/* Round a's median per row and cell, "b / c / k" µs, one row a line
+ * (its shape in the title). */
 static void h_row_times(struct cb_buf *b, const struct cb_report_task *t)
 {
 	size_t i;
@@ -377,7 +379,9 @@ static void h_row_times(struct cb_buf *b, const struct cb_report_task *t)
 	cb_buf_adds(b, "<td class=\"num\">");
 	for (i = 0; i < t->nrows[CB_ORDER_A]; i++) {
 		const struct cb_report_row *row = &t->rows[CB_ORDER_A][i];
-		cb_buf_adds(b, i ? "<br>" : "");
+		cb_buf_adds(b, i ? "<br><span title=\"" : "<span title=\"");
+		cb_html_esc(b, row->label);
+		cb_buf_adds(b, "\">");
 		for (r = 0; r < CB_NROLES; r++) {
 			cb_buf_adds(b, r ? " / " : "");
 			if (row->median_ns[r] < 0)
@@ -385,9 +389,7 @@ static void h_row_times(struct cb_buf *b, const struct cb_report_task *t)
 			else
 				cb_buf_addf(b, "%.2f", row->median_ns[r] / 1000.0);
 		}
-		cb_buf_adds(b, " <small class=\"muted\">");
-		cb_html_esc(b, row->label);
-		cb_buf_adds(b, "</small>");
+		cb_buf_adds(b, "</span>");
 	}
 	cb_buf_adds(b, "</td>");
 }
@@ -438,7 +440,7 @@ static void h_matrix(struct cb_buf *b, const struct cb_report *rp)
 			cb_fmt_pct(t->sealed.speedup_ppm[o], p, sizeof(p));
 			cb_fmt_pct(t->sealed.lo_ppm[o], l, sizeof(l));
 			cb_fmt_pct(t->sealed.hi_ppm[o], h, sizeof(h));
-			cb_buf_addf(b, "<td class=\"num\">%s <small class=\"muted\">[%s, %s]</small></td>", p, l, h);
+			cb_buf_addf(b, "<td class=\"num\">%s<br><small class=\"muted\">[%s, %s]</small></td>", p, l, h);
 		}
 		h_row_times(b, t);
 		cb_report_fmt_timer(&t->sealed, "—", timer, sizeof(timer));
