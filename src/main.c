@@ -27,6 +27,7 @@ static const struct cmd_entry commands[] = {
 	{ "inventory", cmd_inventory, "inventory CSV from a corpus tree" },
 	{ "report", cmd_report, "text, Markdown or HTML report of a sealed or derived run" },
 	{ "diff", cmd_diff, "which topology ops changed, in which kernel, at which source line" },
+	{ "compare", cmd_compare, "two sealed runs of the same corpus side by side, moves against both A/A bands" },
 };
 
 /* The exit statuses of caliber.h, as `caliber --help` and the README list them. */

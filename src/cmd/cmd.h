@@ -19,5 +19,6 @@ int cmd_worker(int argc, char **argv, struct cb_err *err);
 int cmd_inventory(int argc, char **argv, struct cb_err *err);
 int cmd_report(int argc, char **argv, struct cb_err *err);
 int cmd_diff(int argc, char **argv, struct cb_err *err);
+int cmd_compare(int argc, char **argv, struct cb_err *err);
 
 #endif
