@@ -694,11 +694,12 @@ static json_t *layout_json(const struct cb_ir_layout *l)
 /* One side of an op: where it is in its file, its layouts and its frames. */
 static json_t *op_json(const struct cb_diff *d, const struct cb_ir_op *op)
 {
-	json_t *at = json_array(), *j;
+	json_t *at, *j;
 	size_t i;
 
 	if (!op)
 		return json_null();
+	at = json_array();
 	for (i = 0; at && i < op->nframes; i++) {
 		const struct cb_ir_frame *f = &op->frames[i];
 		char *file = cb_diff_path(d, f->file);
