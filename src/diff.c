@@ -70,6 +70,7 @@ static int load_roots(struct cb_diff *d, struct cb_err *err)
 
 /* ---- comparing two cells' ops ------------------------------------------- */
 
+/* Whether two strings, either NULL, are equal. */
 static int same_str(const char *a, const char *b)
 {
 	return a == b || (a && b && strcmp(a, b) == 0);
@@ -436,17 +437,15 @@ static int scan_cells(const struct cb_diff *d, const struct cb_ttgir_counts *cou
 		struct cb_err e = CB_ERR_INIT;
 		int ok = 0;
 
-		if (!index)
-			ok = 0;
-		else if (!cb_exists(index))
+		if (index && !cb_exists(index))
 			t->error = cb_strdupf("cell %s left no IR in round a (no ir/index.tsv)", cell);
-		else if (cb_topology_scan_counted(cdir, d->m.topology_op, d->floor, counts, &topo[r], &e) < 0)
+		else if (index && cb_topology_scan_counted(cdir, d->m.topology_op, d->floor, counts, &topo[r], &e) < 0)
 			t->error = relative_msg(d, e.msg);
-		else if (!topo[r].joinable)
+		else if (index && !topo[r].joinable)
 			t->error = cb_strdupf("cell %s: its IR cannot be joined to its launch index: %s", cell,
 					      topo[r].nunjoinable ? topo[r].unjoinable[0] : "?");
 		else
-			ok = 1;
+			ok = index != NULL;
 		free(cdir);
 		free(index);
 		if (!ok && !t->error)

@@ -49,17 +49,20 @@ struct frames {
 	int steps, fused, oom;
 };
 
+/* Characters of an alias name after its '#' (MLIR's bare-id, '.', '$', '-'). */
 static int is_alias_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
 	       c == '.' || c == '$' || c == '-';
 }
 
+/* Blanks inside a line ('\r' of a CRLF line end among them). */
 static int is_blank_char(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
+/* p past the blanks that start p[0..e). */
 static const char *skip_blanks(const char *p, const char *e)
 {
 	while (p < e && is_blank_char(*p))
@@ -88,6 +91,7 @@ static const char *string_end(const char *p, const char *e)
 	return NULL;
 }
 
+/* The value of a hex digit, -1 for any other character. */
 static int hex_value(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -139,6 +143,7 @@ static int read_int(const char **p, const char *e, long long *v)
 	return *p > s;
 }
 
+/* Aliases by name, then by their place in the file. */
 static int cmp_alias(const void *x, const void *y)
 {
 	const struct alias *a = x, *b = y;
@@ -209,6 +214,7 @@ static int collect_aliases(const char *data, size_t len, struct ctx *c)
 
 /* ---- locations ---------------------------------------------------------- */
 
+/* Free a chain's frames and zero it. */
 static void frames_release(struct frames *fr)
 {
 	size_t i;
@@ -517,6 +523,7 @@ static int read_layouts(const struct ctx *c, const char *p, const char *e, struc
 
 /* ---- the ops ------------------------------------------------------------ */
 
+/* Free what a layout holds. */
 static void layout_release(struct cb_ir_layout *l)
 {
 	free(l->text);
@@ -602,6 +609,7 @@ static int read_op(const struct ctx *c, const char *p, const char *e, const char
 	return loc < e ? read_loc(c, loc, close, op) : 0;
 }
 
+/* Listed aliases by name. */
 static int cmp_ir_alias(const void *x, const void *y)
 {
 	return strcmp(((const struct cb_ir_alias *)x)->name, ((const struct cb_ir_alias *)y)->name);
