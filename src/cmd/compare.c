@@ -7,7 +7,6 @@
 #include "buf.h"
 #include "cmd.h"
 #include "compare.h"
-#include "jsonio.h"
 #include "opts.h"
 
 static const char compare_about[] =
@@ -27,9 +26,7 @@ int cmd_compare(int argc, char **argv, struct cb_err *err)
 	struct cb_buf b = CB_BUF_INIT;
 	struct cb_args args = CB_ARGS_INIT;
 	const char *format = "text";
-	char *out = NULL;
-	json_t *j = NULL;
-	int rc;
+	int rc, json;
 	const struct cb_opt opts[] = {
 		{ "format", CB_OPT_STR, &format, "FMT", "text or json (default text)" },
 		{ NULL, 0, NULL, NULL, NULL }
@@ -40,31 +37,16 @@ int cmd_compare(int argc, char **argv, struct cb_err *err)
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&c, 0, sizeof(c));
-	rc = CB_EXIT_USAGE;
-	if (strcmp(format, "json") != 0 && strcmp(format, "text") != 0) {
-		cb_fail(err, "--format: '%s' is not one of text, json", format);
-		goto out;
-	}
-	rc = CB_EXIT_FAIL;
-	if (cb_compare_load(&c, args.pos[0], args.pos[1], err) < 0)
-		goto out;
-	if (strcmp(format, "json") == 0) {
-		j = cb_compare_json(&c);
-		out = j ? cb_json_dumps(j, err) : NULL;
-	} else {
+	if (cb_opt_format_json(format, &json, err) < 0)
+		rc = CB_EXIT_USAGE;
+	else if (cb_compare_load(&c, args.pos[0], args.pos[1], err) < 0)
+		rc = CB_EXIT_FAIL;
+	else if (json)
+		rc = cb_print_json(cb_compare_json(&c), err);
+	else {
 		cb_compare_text(&b, &c);
-		out = cb_buf_detach(&b, NULL);
+		rc = cb_print_buf(&b, err);
 	}
-	if (!out && !j)
-		cb_fail(err, "out of memory");
-	if (out && fputs(out, stdout) != EOF)
-		rc = CB_EXIT_OK;
-	else if (out)
-		cb_fail(err, "stdout: write failed");
-out:
-	free(out);
-	json_decref(j);
-	cb_buf_release(&b);
 	cb_compare_release(&c);
 	cb_args_release(&args);
 	return rc;

@@ -9,7 +9,6 @@
 #include "cmd.h"
 #include "diff.h"
 #include "fsutil.h"
-#include "jsonio.h"
 #include "opts.h"
 
 static const char diff_about[] =
@@ -36,8 +35,6 @@ int cmd_diff(int argc, char **argv, struct cb_err *err)
 	struct cb_buf b = CB_BUF_INIT;
 	struct cb_args args = CB_ARGS_INIT;
 	const char *format = "text", *run = NULL;
-	char *out = NULL;
-	json_t *j = NULL;
 	int rc, json;
 	const struct cb_opt opts[] = {
 		{ "format", CB_OPT_STR, &format, "FMT", "text or json (default text)" },
@@ -52,11 +49,8 @@ int cmd_diff(int argc, char **argv, struct cb_err *err)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&d, 0, sizeof(d));
 	rc = CB_EXIT_USAGE;
-	json = strcmp(format, "json") == 0;
-	if (!json && strcmp(format, "text") != 0) {
-		cb_fail(err, "--format: '%s' is not one of text, json", format);
+	if (cb_opt_format_json(format, &json, err) < 0)
 		goto out;
-	}
 	if (args.npos == 2 && !cb_is_ident(args.pos[1])) {
 		cb_fail(err, "TASK: '%s' is not a task name (letters, digits, '.', '_', '-')", args.pos[1]);
 		goto out;
@@ -69,24 +63,12 @@ int cmd_diff(int argc, char **argv, struct cb_err *err)
 	if (cb_diff_load(&d, args.pos[0], run, args.npos == 2 ? args.pos[1] : NULL, err) < 0)
 		goto out;
 	if (json) {
-		j = cb_diff_json(&d);
-		out = j ? cb_json_dumps(j, err) : NULL;
-		if (!j)
-			cb_fail(err, "out of memory");
+		rc = cb_print_json(cb_diff_json(&d), err);
 	} else {
 		cb_diff_text(&b, &d);
-		out = cb_buf_detach(&b, NULL);
-		if (!out)
-			cb_fail(err, "out of memory");
+		rc = cb_print_buf(&b, err);
 	}
-	if (out && fputs(out, stdout) != EOF)
-		rc = CB_EXIT_OK;
-	else if (out)
-		cb_fail(err, "stdout: write failed");
 out:
-	free(out);
-	json_decref(j);
-	cb_buf_release(&b);
 	cb_diff_release(&d);
 	cb_args_release(&args);
 	return rc;

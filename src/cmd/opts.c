@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "jsonio.h"
 
 void cb_print_help(const struct cb_cmd_spec *spec)
 {
@@ -227,4 +228,46 @@ int cb_parse_opts_words(const struct cb_cmd_spec *spec, size_t word_from, int ar
 	if (rc != 0)
 		cb_args_release(args);
 	return rc;
+}
+
+int cb_opt_format_json(const char *format, int *json, struct cb_err *err)
+{
+	*json = strcmp(format, "json") == 0;
+	if (!*json && strcmp(format, "text") != 0)
+		return cb_fail(err, "--format: '%s' is not one of text, json", format);
+	return 0;
+}
+
+/* out to stdout; CB_EXIT_FAIL when it is NULL (err already says why) or
+ * cannot be written. Frees out. */
+static int print_out(char *out, struct cb_err *err)
+{
+	int rc = CB_EXIT_FAIL;
+
+	if (out && fputs(out, stdout) != EOF)
+		rc = CB_EXIT_OK;
+	else if (out)
+		cb_fail(err, "stdout: write failed");
+	free(out);
+	return rc;
+}
+
+int cb_print_json(json_t *j, struct cb_err *err)
+{
+	char *out = j ? cb_json_dumps(j, err) : NULL;
+
+	if (!j)
+		cb_fail(err, "out of memory");
+	json_decref(j);
+	return print_out(out, err);
+}
+
+int cb_print_buf(struct cb_buf *b, struct cb_err *err)
+{
+	char *out = cb_buf_detach(b, NULL);
+
+	if (!out)
+		cb_fail(err, "out of memory");
+	cb_buf_release(b);
+	return print_out(out, err);
 }

@@ -10,6 +10,9 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
+#include "buf.h"
 #include "caliber.h"
 
 enum cb_opt_kind {
@@ -62,6 +65,15 @@ int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv, struct 
  * word_from on are words (a task name), kept exactly as given. */
 int cb_parse_opts_words(const struct cb_cmd_spec *spec, size_t word_from, int argc, char **argv,
 			struct cb_args *args, struct cb_err *err);
+
+/* Commands that print text or JSON (--format text|json): whether format
+ * asks for JSON (*json), refusing any other word; and the output printed
+ * to stdout, a JSON value (taken; NULL: out of memory) or a text buffer
+ * (released). Each print returns CB_EXIT_OK or CB_EXIT_FAIL with err
+ * filled. */
+int cb_opt_format_json(const char *format, int *json, struct cb_err *err);
+int cb_print_json(json_t *j, struct cb_err *err);
+int cb_print_buf(struct cb_buf *b, struct cb_err *err);
 
 /* Free what cb_parse_opts allocated; args is CB_ARGS_INIT again. */
 void cb_args_release(struct cb_args *args);
