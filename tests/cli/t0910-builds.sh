@@ -51,7 +51,7 @@ test_expect_success 'prepare freezes each cell'"'"'s compiler, its root made abs
 	eval "$setup" && mkdir sub builds elsewhere && cp -R "$B/patched" builds/patched &&
 	pin ../builds/patched "$D/compiler" >sub/manifest.json &&
 	(cd elsewhere && $CALIBER prepare ../sub/manifest.json --inventory-dir "$D/corpus" --output-root ../frozen >/dev/null) &&
-	python3 - "$PWD" "$D" frozen/cpu-builds-canary/task-matrix.json <<-EOF
+	python3 - "$PWD" "$D" frozen/cpu-builds-canary/task-matrix.json <<-EOF &&
 	import json, os, sys
 	here, d, path = sys.argv[1:]
 	here = os.path.realpath(here)
@@ -100,7 +100,7 @@ test_expect_success 'cell.json and campaign.json name the compiler each cell ran
 
 test_expect_success 'a cell without a compiler of its own keeps running sources.compiler at --build-root' '
 	eval "$setup" && pin "$B/patched" "$D/compiler" >pinned.json &&
-	python3 - pinned.json "$($CALIBER digest "$B/patched")" >manifest.json <<-EOF
+	python3 - pinned.json "$($CALIBER digest "$B/patched")" >manifest.json <<-EOF &&
 	import json, sys
 	m = json.load(open(sys.argv[1]))
 	m["sources"]["compiler"]["tree_sha256"] = sys.argv[2]
@@ -145,7 +145,7 @@ test_expect_success 'refused by sources: a cell whose root does not hold its pin
 test_expect_success 'refused by imports: a cell whose compiler module resolves outside its own root' '
 	eval "$setup" && mkdir empty && echo "a build without the module" >empty/README &&
 	pin "$B/patched" "$PWD/empty" >pinned.json &&
-	python3 - pinned.json "$($CALIBER digest empty)" "$D/compiler" >manifest.json <<-EOF
+	python3 - pinned.json "$($CALIBER digest empty)" "$D/compiler" >manifest.json <<-EOF &&
 	import json, sys
 	m = json.load(open(sys.argv[1]))
 	m["cells"][2]["compiler"]["tree_sha256"] = sys.argv[2]
@@ -175,4 +175,57 @@ test_expect_success 'caliber worker runs one cell of a two-build campaign agains
 	done &&
 	grep -q "(baseline build)" task/cells/a-patched/worker.log && grep -q "(candidate build)" task/cells/a-stock/worker.log &&
 	grep -q "\"root\": \"$B/patched\"" task/cells/a-patched/cell.json
+'
+
+# A stand-in for an installed Triton 3.6 as far as tests/device/two_builds.sh
+# reads it: the package, its version, and an NVIDIA backend whose
+# make_ttgir adds RemoveLayoutConversions RUNS times among other passes.
+fake_triton='
+fake_triton() {
+	mkdir -p site/triton/backends/nvidia && : >site/triton/backends/__init__.py && : >site/triton/backends/nvidia/__init__.py &&
+	echo "__version__ = \"$1\"" >site/triton/__init__.py &&
+	{
+		printf "%s\n" "class CUDABackend:" "" "    @staticmethod" "    def make_ttgir(mod, metadata, opt, capability):" \
+			"        pm = []" "        passes.ttgpuir.add_coalesce(pm)"
+		i=0; while [ $i -lt $2 ]; do
+			printf "%s\n" "        passes.ttgpuir.add_remove_layout_conversions(pm)" "        passes.ttgpuir.add_accelerate_matmul(pm)"
+			i=$((i + 1))
+		done
+		printf "%s\n" "        return mod" "" "    def make_llir(self, src, metadata, options, capability):" \
+			"        passes.ttgpuir.add_remove_layout_conversions(pm)" "        return src"
+	} >site/triton/backends/nvidia/compiler.py
+}
+'
+export fake_triton
+
+test_expect_success 'tests/device/two_builds.sh copies the installed Triton, removes make_ttgir'"'"'s 2nd and 3rd RemoveLayoutConversions, and pins both builds' '
+	eval "$fake_triton" && fake_triton 3.6.0 3 && export PYTHONPATH=$PWD/site &&
+	sh "$CALIBER_ROOT/tests/device/two_builds.sh" work m.json >stdout &&
+	p=$PWD/work/triton-patched/triton/backends/nvidia/compiler.py &&
+	test "$(grep -c "^        passes.ttgpuir.add_remove_layout_conversions(pm)$" $p)" = 2 &&
+	test "$(grep -c "^        # caliber two-builds: RemoveLayoutConversions run [23] removed" $p)" = 2 &&
+	test "$(wc -l <$p)" = "$(wc -l <site/triton/backends/nvidia/compiler.py)" &&
+	sed -n 7p $p | grep -qx "        passes.ttgpuir.add_remove_layout_conversions(pm)" &&
+	grep -qx "two_builds: $p: runs 2 and 3 removed (lines 9 and 11)" stdout &&
+	python3 - m.json "$PWD/site/triton" "$PWD/work/triton-patched/triton" "$($CALIBER digest site/triton)" "$($CALIBER digest work/triton-patched/triton)" <<-PY &&
+	import json, sys
+	m = json.load(open(sys.argv[1]))
+	stock, patched, stree, ptree = sys.argv[2:]
+	assert "@" not in json.dumps(m), m
+	assert m["sources"]["compiler"]["tree_sha256"] == stree
+	assert [c["compiler"]["root"] for c in m["cells"]] == [patched, patched, stock]
+	assert [c["compiler"]["tree_sha256"] for c in m["cells"]] == [ptree, ptree, stree] and ptree != stree
+	PY
+	$CALIBER prepare m.json --inventory-dir "$CALIBER_ROOT/ops" --dry-run >/dev/null &&
+	printf "two_builds: %s exists; remove it to make the copy again\n" "$PWD/work/triton-patched" >want &&
+	expect_refusal 1 want sh "$CALIBER_ROOT/tests/device/two_builds.sh" work m2.json && test ! -e m2.json
+'
+
+test_expect_success 'tests/device/two_builds.sh refuses a Triton other than 3.6 and a make_ttgir it does not fit' '
+	eval "$fake_triton" && export PYTHONPATH=$PWD/site && fake_triton 3.5.1 3 &&
+	echo "two_builds: the installed Triton is 3.5.1; the patch is written for 3.6'"'"'s make_ttgir" >want &&
+	expect_refusal 1 want sh "$CALIBER_ROOT/tests/device/two_builds.sh" work m.json && test ! -e work &&
+	fake_triton 3.6.0 2 &&
+	echo "two_builds: make_ttgir in $PWD/work/triton-patched/triton/backends/nvidia/compiler.py adds RemoveLayoutConversions 2 times, expected 3 (Triton 3.6)" >want &&
+	expect_refusal 1 want sh "$CALIBER_ROOT/tests/device/two_builds.sh" work m.json && test ! -e m.json
 '

@@ -20,6 +20,9 @@ path of the runner:
                                    its K-th request (K = 0: when that worker's stdin ends, after
                                    the last task); optionally slow as above
 
+builds.py (its own docstring) serves campaigns of two compiler builds: what a
+cell compiles comes from the stand-in compiler it imports, not from its role.
+
 Like the real worker session (caliber_pytest.session) they serve each request
 from the cell's private working directory CALIBER_WORK_DIR, so a relative path
 in a request would be resolved against the wrong folder, as it would be there;
