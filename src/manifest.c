@@ -180,10 +180,11 @@ static int check_identity(const json_t *s, const char *path, struct cb_source *s
 	return 0;
 }
 
+/* sources.compiler, sources.corpus and sources.harness, each an identity. */
 static int check_sources(struct cb_manifest *m, struct cb_err *err)
 {
 	const json_t *sources = json_object_get(m->doc, "sources");
-	char path[32];
+	char path[48];
 	int i;
 
 	for (i = 0; i < CB_NSOURCES; i++) {
@@ -252,7 +253,7 @@ static int check_device_timer_topology(struct cb_manifest *m, struct cb_err *err
 static int check_cell_compiler(const json_t *c, size_t i, struct cb_cell *cell, struct cb_err *err)
 {
 	const json_t *cc = json_object_get(c, "compiler");
-	char path[32];
+	char path[48];
 
 	if (!cc)
 		return 0;

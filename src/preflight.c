@@ -319,7 +319,7 @@ static void check_cell_sources(struct cb_preflight *pf, struct cb_buf *ok, struc
 		const struct cb_cell *cell = &m->cells[c];
 		const char *root = cb_worker_compiler_root(pf->w, cell);
 		struct cb_err one = CB_ERR_INIT;
-		char label[32];
+		char label[48];
 
 		snprintf(label, sizeof(label), "cells[%zu].compiler", c);
 		for (d = 0; d < c; d++) {
@@ -349,6 +349,9 @@ static void check_cell_sources(struct cb_preflight *pf, struct cb_buf *ok, struc
 	}
 }
 
+/* sources: the compiler at --build-root, the corpus and caliber itself
+ * against their pins (and the binary's own commit), then every cell's own
+ * compiler; every failure is named, not only the first. */
 static int check_sources(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	const struct cb_manifest *m = pf->w->m;
@@ -359,7 +362,7 @@ static int check_sources(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 	/* Every source is checked, and every one that fails is named. */
 	for (i = 0; i < CB_NSOURCES + 1; i++) {
 		struct cb_err one = CB_ERR_INIT;
-		char label[32];
+		char label[48];
 		int rc = 0;
 
 		if (i >= CB_SRC_HARNESS && pf->allow_dirty_harness)
