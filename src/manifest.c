@@ -13,10 +13,14 @@
 #include "jsonio.h"
 #include "schema.h"
 
+/* A source identity, the same in sources.* and in a cell's compiler. */
+#define IDENTITY_FIELDS \
+	{ "commit", CB_J_STRING, 0, 0, NULL, "git commit (40 hex) of a clean tree" }, \
+	{ "tree_sha256", CB_J_STRING, 0, 0, NULL, "caliber digest of any directory (64 hex)" }, \
+	{ "import", CB_J_STRING, 0, 0, NULL, "Python module that must resolve inside it" }
+
 static const struct cb_field source_fields[] = {
-	{ "commit", CB_J_STRING, 0, 0, NULL, "git commit (40 hex) of a clean tree" },
-	{ "tree_sha256", CB_J_STRING, 0, 0, NULL, "caliber digest of any directory (64 hex)" },
-	{ "import", CB_J_STRING, 0, 0, NULL, "Python module that must resolve inside it" },
+	IDENTITY_FIELDS,
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
 
@@ -53,9 +57,7 @@ static const struct cb_field topology_fields[] = {
 
 /* A cell's own compiler: a source identity plus where the build lies. */
 static const struct cb_field cell_compiler_fields[] = {
-	{ "commit", CB_J_STRING, 0, 0, NULL, "git commit (40 hex) of a clean tree" },
-	{ "tree_sha256", CB_J_STRING, 0, 0, NULL, "caliber digest of any directory (64 hex)" },
-	{ "import", CB_J_STRING, 0, 0, NULL, "Python module that must resolve inside it" },
+	IDENTITY_FIELDS,
 	{ "root", CB_J_STRING, 1, 0, NULL, "the build's folder, absolute or relative to the manifest's" },
 	{ NULL, 0, 0, 0, NULL, NULL }
 };

@@ -33,7 +33,7 @@ import sys
 
 import fakecompiler
 
-from cellplay import TTGIR, replay_record_readable, samples, serve
+from cellplay import TTGIR, autotune, begin, serve, write_timing
 
 BUILD = "candidate" if tuple(fakecompiler.REMOVE_LAYOUT_CONVERSIONS_RUNS) == (1, 2, 3) else "baseline"
 
@@ -71,28 +71,15 @@ def write_cell(cell_dir, spec, role, repeats, rows, session, cache):
             shutil.copytree(d, os.path.join(ir, v["variant"]))
     with open(os.path.join(ir, "index.tsv"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    centre = spec["ns"]["control" if role == "control" and ran == "baseline" else ran]
-    with open(os.path.join(cell_dir, "timing.jsonl"), "w") as f:
-        for r in range(rows):
-            f.write(json.dumps({"row": f"benchmark/test_ops.py::test_perf[float16]|r{r}",
-                                "samples_ns": samples(centre, repeats, r, session), "timer": "direct",
-                                "timer_reason": "backend has no graph capture", "n_calls": 10,
-                                "clocks": {"before": None, "after": None}}, sort_keys=True) + "\n")
+    write_timing(cell_dir, spec["ns"]["control" if role == "control" and ran == "baseline" else ran], repeats, rows,
+                 session)
 
 
 def handle(request, data, cache):
     """Serve one request; returns the pytest exit code to reply."""
-    env = request["env"]
-    task, role, phase = env["CALIBER_TASK"], env["CALIBER_ROLE"], env["CALIBER_PHASE"]
-    cell_dir = env["CALIBER_CELL_DIR"]
-    os.makedirs(cell_dir, exist_ok=True)
-    spec = data["tasks"][task]
+    env, task, role, phase, cell_dir, spec = begin(request, data)
     print(f"builds: {task} {role} {phase} runs {fakecompiler.__file__} ({BUILD} build)", flush=True)
-    if env["CALIBER_AUTOTUNE_MODE"] == "record":
-        with open(env["CALIBER_AUTOTUNE_FILE"], "w") as f:
-            f.write(json.dumps({"kernel": f"ops:{task}", "key": "(4096,)", "config": {"kwargs": {"BLOCK": 128},
-                                "num_warps": 4, "num_stages": 2, "num_ctas": 1, "maxnreg": None}}) + "\n")
-    elif not replay_record_readable(env):
+    if not autotune(env, task):
         return 4
     if phase == "correctness":
         return 1 if BUILD in spec.get("correctness_fails", []) else 0
