@@ -96,6 +96,9 @@ test_expect_success 'cell.json and campaign.json name the compiler each cell ran
 	roots = json.load(open(out + "/campaign.json"))["roots"]
 	assert roots["cells"] == want and roots["compiler"] == stock, roots
 	EOF
+	$CALIBER report out -o report.html >/dev/null &&
+	grep -q "<br><b>cell patched-ctl</b> import fakecompiler · pin cells\[1\].compiler · root $B/patched · tree_sha256 " report.html &&
+	grep -q "<br><b>cell stock</b> import fakecompiler · pin cells\[2\].compiler · root $D/compiler · tree_sha256 " report.html
 '
 
 test_expect_success 'a cell without a compiler of its own keeps running sources.compiler at --build-root' '
