@@ -543,7 +543,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	char *path = cb_path_join(rn->root, "campaign.json"), *mx = cb_path_join(rn->root, "task-matrix.json");
 	char msha[CB_SHA256_HEX], now[32];
 	json_t *j = cb_receipt_new(CB_CAMPAIGN_SCHEMA), *tasks = json_array(), *counts = json_object(),
-	       *plan = json_array(), *inv = NULL;
+	       *plan = json_array(), *cells = json_object(), *inv = NULL;
 	size_t i;
 	int rc;
 
@@ -562,6 +562,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 		json_decref(tasks);
 		json_decref(counts);
 		json_decref(plan);
+		json_decref(cells);
 		return -1;
 	}
 	inv = json_deep_copy(json_object_get(m->doc, "sources"));
@@ -571,11 +572,10 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	json_object_set_new(j, "matrix_sha256", json_string(msha));
 	json_object_set_new(j, "inventory_sha256", json_string(cb_json_str(pf->matrix, "inventory_sha256")));
 	json_object_set_new(j, "sources", inv);
-	json_object_set_new(j, "roots", json_pack("{s:s, s:s, s:s, s:o}", "compiler", rn->ctx.build_root, "corpus",
-						  rn->ctx.corpus, "harness", cb_home(), "cells", json_object()));
 	for (i = 0; i < CB_NROLES; i++)
-		json_object_set_new(json_object_get(json_object_get(j, "roots"), "cells"), m->cells[i].name,
-				    cb_worker_compiler_json(&rn->ctx, &m->cells[i]));
+		json_object_set_new(cells, m->cells[i].name, cb_worker_compiler_json(&rn->ctx, &m->cells[i]));
+	json_object_set_new(j, "roots", json_pack("{s:s, s:s, s:s, s:o}", "compiler", rn->ctx.build_root, "corpus",
+						  rn->ctx.corpus, "harness", cb_home(), "cells", cells));
 	json_object_set_new(j, "device", json_pack("{s:s, s:s, s:O}", "backend", rn->ctx.backend->name,
 		rn->ctx.backend->visibility_env, rn->ctx.device, "manifest", json_object_get(m->doc, "device")));
 	json_object_set_new(j, "timer", timer_json(m));

@@ -206,8 +206,9 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 			cb_prefix(err, "%s", args.pos[0]);
 			goto out;
 		}
-	/* Relative compiler roots are the manifest's folder's (args are
-	 * absolute; the folder, which exists, without links or "..")). */
+	/* Relative compiler roots are the manifest's folder's: args are
+	 * absolute, and the folder, which exists, is taken without links or
+	 * "..". */
 	dir = strndup(args.pos[0], (size_t)(strrchr(args.pos[0], '/') - args.pos[0]));
 	base = dir ? cb_resolve(*dir ? dir : "/") : NULL;
 	mx = base ? cb_matrix_build(&m, &inv, sel, base, err) : NULL;
