@@ -13,10 +13,14 @@
 #include "jsonio.h"
 #include "schema.h"
 
+/* A source identity, the same in sources.* and in a cell's compiler. */
+#define IDENTITY_FIELDS \
+	{ "commit", CB_J_STRING, 0, 0, NULL, "git commit (40 hex) of a clean tree" }, \
+	{ "tree_sha256", CB_J_STRING, 0, 0, NULL, "caliber digest of any directory (64 hex)" }, \
+	{ "import", CB_J_STRING, 0, 0, NULL, "Python module that must resolve inside it" }
+
 static const struct cb_field source_fields[] = {
-	{ "commit", CB_J_STRING, 0, 0, NULL, "git commit (40 hex) of a clean tree" },
-	{ "tree_sha256", CB_J_STRING, 0, 0, NULL, "caliber digest of any directory (64 hex)" },
-	{ "import", CB_J_STRING, 0, 0, NULL, "Python module that must resolve inside it" },
+	IDENTITY_FIELDS,
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
 
@@ -51,10 +55,18 @@ static const struct cb_field topology_fields[] = {
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
 
+/* A cell's own compiler: a source identity plus where the build lies. */
+static const struct cb_field cell_compiler_fields[] = {
+	IDENTITY_FIELDS,
+	{ "root", CB_J_STRING, 1, 0, NULL, "the build's folder, absolute or relative to the manifest's" },
+	{ NULL, 0, 0, 0, NULL, NULL }
+};
+
 static const struct cb_field cell_fields[] = {
 	{ "name", CB_J_STRING, 1, 0, NULL, "cell name" },
 	{ "role", CB_J_STRING, 1, 0, NULL, "baseline, control or candidate" },
 	{ "env", CB_J_STRMAP, 1, 0, NULL, "environment overlay" },
+	{ "compiler", CB_J_OBJECT, 0, 0, cell_compiler_fields, "this cell's own compiler build" },
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
 
@@ -150,30 +162,38 @@ static int is_env_name(const char *s)
 	return 1;
 }
 
+/* Read a source identity (commit or tree_sha256, optional import) from the
+ * object s at JSON path `path` ("sources.compiler", "cells[2].compiler")
+ * into src: exactly one of commit and tree_sha256, each well formed. */
+static int check_identity(const json_t *s, const char *path, struct cb_source *src, struct cb_err *err)
+{
+	src->commit = cb_json_str(s, "commit");
+	src->tree_sha256 = cb_json_str(s, "tree_sha256");
+	src->import = cb_json_str(s, "import");
+	if (!!src->commit == !!src->tree_sha256)
+		return cb_fail(err, "%s: give exactly one of commit and tree_sha256", path);
+	if (src->commit && !cb_is_hex(src->commit, 40))
+		return cb_fail(err, "%s.commit: expected 40 lowercase hex digits, got '%s'", path, src->commit);
+	if (src->tree_sha256 && !cb_is_hex(src->tree_sha256, 64))
+		return cb_fail(err, "%s.tree_sha256: expected 64 lowercase hex digits, got '%s'", path,
+			       src->tree_sha256);
+	if (src->import && !*src->import)
+		return cb_fail(err, "%s.import: must not be empty", path);
+	return 0;
+}
+
+/* sources.compiler, sources.corpus and sources.harness, each an identity. */
 static int check_sources(struct cb_manifest *m, struct cb_err *err)
 {
 	const json_t *sources = json_object_get(m->doc, "sources");
+	char path[48];
 	int i;
 
 	for (i = 0; i < CB_NSOURCES; i++) {
-		const json_t *s = json_object_get(sources, source_names[i]);
-		struct cb_source *src = &m->sources[i];
-
-		src->name = source_names[i];
-		src->commit = cb_json_str(s, "commit");
-		src->tree_sha256 = cb_json_str(s, "tree_sha256");
-		src->import = cb_json_str(s, "import");
-		if (!!src->commit == !!src->tree_sha256)
-			return cb_fail(err, "sources.%s: give exactly one of commit and tree_sha256",
-				       src->name);
-		if (src->commit && !cb_is_hex(src->commit, 40))
-			return cb_fail(err, "sources.%s.commit: expected 40 lowercase hex digits, got '%s'",
-				       src->name, src->commit);
-		if (src->tree_sha256 && !cb_is_hex(src->tree_sha256, 64))
-			return cb_fail(err, "sources.%s.tree_sha256: expected 64 lowercase hex digits, got '%s'",
-				       src->name, src->tree_sha256);
-		if (src->import && !*src->import)
-			return cb_fail(err, "sources.%s.import: must not be empty", src->name);
+		m->sources[i].name = source_names[i];
+		snprintf(path, sizeof(path), "sources.%s", source_names[i]);
+		if (check_identity(json_object_get(sources, source_names[i]), path, &m->sources[i], err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -229,6 +249,71 @@ static int check_device_timer_topology(struct cb_manifest *m, struct cb_err *err
 	return 0;
 }
 
+/* cells[i].compiler, when the cell names one: an identity as for
+ * sources.compiler and a root that is not empty. Where a relative root
+ * points is for prepare to decide (the manifest's folder). */
+static int check_cell_compiler(const json_t *c, size_t i, struct cb_cell *cell, struct cb_err *err)
+{
+	const json_t *cc = json_object_get(c, "compiler");
+	char path[48];
+
+	if (!cc)
+		return 0;
+	snprintf(path, sizeof(path), "cells[%zu].compiler", i);
+	cell->compiler.name = "compiler";
+	if (check_identity(cc, path, &cell->compiler, err) < 0)
+		return -1;
+	cell->compiler_root = cb_json_str(cc, "root");
+	if (!*cell->compiler_root)
+		return cb_fail(err, "%s.root: must not be empty", path);
+	return 0;
+}
+
+/* Quote a manifest value for a message, or say it is absent. */
+static const char *shown(const char *v, char *buf, size_t cap)
+{
+	if (!v)
+		return "none";
+	snprintf(buf, cap, "'%.200s%s'", v, strlen(v) > 200 ? "..." : "");
+	return buf;
+}
+
+/* The control compiles what the baseline compiles (SPEC section 3): both
+ * run sources.compiler, or both name the same compiler, field for field
+ * (roots as written). A refusal names the control's field that differs. */
+static int check_control_compiler(const struct cb_manifest *m, struct cb_err *err)
+{
+	static const char *const keys[] = { "commit", "tree_sha256", "import", "root" };
+	const json_t *cells = json_object_get(m->doc, "cells"), *bc, *cc;
+	size_t b = 0, c = 0, k;
+	char x[256], y[256];
+
+	for (k = 0; k < CB_NROLES; k++) {
+		if (m->cells[k].role == CB_ROLE_BASELINE)
+			b = k;
+		else if (m->cells[k].role == CB_ROLE_CONTROL)
+			c = k;
+	}
+	bc = json_object_get(json_array_get(cells, b), "compiler");
+	cc = json_object_get(json_array_get(cells, c), "compiler");
+	if (!bc && !cc)
+		return 0;
+	if (!cc)
+		return cb_fail(err, "cells[%zu].compiler: missing: the control must run the baseline's compiler (cells[%zu].compiler)",
+			       c, b);
+	if (!bc)
+		return cb_fail(err, "cells[%zu].compiler: the control must run the baseline's compiler, and the baseline (cells[%zu]) runs sources.compiler",
+			       c, b);
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const char *bv = cb_json_str(bc, keys[k]), *cv = cb_json_str(cc, keys[k]);
+
+		if (!bv != !cv || (bv && strcmp(bv, cv) != 0))
+			return cb_fail(err, "cells[%zu].compiler.%s: the control must run the baseline's compiler: %s here, %s in cells[%zu].compiler.%s",
+				       c, keys[k], shown(cv, y, sizeof(y)), shown(bv, x, sizeof(x)), b, keys[k]);
+	}
+	return 0;
+}
+
 static int check_cells(struct cb_manifest *m, struct cb_err *err)
 {
 	const json_t *cells = json_object_get(m->doc, "cells");
@@ -273,8 +358,10 @@ static int check_cells(struct cb_manifest *m, struct cb_err *err)
 				return cb_fail(err, "cells[%zu].env.%s: CALIBER_* variables are reserved for caliber",
 					       i, k);
 		}
+		if (check_cell_compiler(c, i, &m->cells[i], err) < 0)
+			return -1;
 	}
-	return 0;
+	return check_control_compiler(m, err);
 }
 
 static int check_thresholds(struct cb_manifest *m, struct cb_err *err)

@@ -25,6 +25,12 @@ struct cb_cell {
 	const char *name;
 	enum cb_role role;
 	const json_t *env;         /* object of strings, borrowed from the document */
+	/* The cell's own compiler build ("compiler" in the manifest): its
+	 * identity as for sources.compiler, and its root as the manifest gives
+	 * it (relative to the manifest's folder, or absolute). compiler_root is
+	 * NULL for a cell that runs sources.compiler at --build-root. */
+	struct cb_source compiler;
+	const char *compiler_root;
 };
 
 struct cb_workload {

@@ -1,6 +1,7 @@
 /* matrix.c: building, freezing and binding the task matrix. */
 #include "matrix.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "fsutil.h"
@@ -79,19 +80,78 @@ const char **cb_matrix_args(const json_t *task, const char *key)
 	return v;
 }
 
+/* The matrix's record of a cell's own compiler: its identity and its root
+ * made absolute (lexically: the root need not exist before run), a
+ * relative one against root_base; *relative is set when one was. */
+static json_t *cell_compiler(const struct cb_cell *cell, int c, const char *root_base, int *relative,
+			     struct cb_err *err)
+{
+	const struct cb_source *s = &cell->compiler;
+	const char *root = cell->compiler_root;
+	char *joined = NULL, *abs = NULL;
+	json_t *j = NULL;
+
+	if (root[0] != '/') {
+		if (!root_base) {
+			cb_fail(err, "cells[%d].compiler.root: '%s' is relative, and there is no manifest folder to resolve it against",
+				c, root);
+			return NULL;
+		}
+		*relative = 1;
+		joined = cb_path_join(root_base, root);
+		if (!joined) {
+			cb_fail(err, "out of memory");
+			return NULL;
+		}
+	}
+	if (cb_absolute(joined ? joined : root, &abs, err) < 0) {
+		cb_prefix(err, "cells[%d].compiler.root", c);
+	} else {
+		j = json_pack("{s:s, s:s}", "root", abs, s->commit ? "commit" : "tree_sha256",
+			      s->commit ? s->commit : s->tree_sha256);
+		if (j && s->import)
+			json_object_set_new(j, "import", json_string(s->import));
+		if (!j)
+			cb_fail(err, "out of memory");
+	}
+	free(joined);
+	free(abs);
+	return j;
+}
+
+const char *cb_matrix_compiler_root(const json_t *mx, const char *cell)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(mx, "cells"), i, c) {
+		const char *name = cb_json_str(c, "name");
+		if (name && strcmp(name, cell) == 0)
+			return cb_json_str(json_object_get(c, "compiler"), "root");
+	}
+	return NULL;
+}
+
 json_t *cb_matrix_build(const struct cb_manifest *m, const struct cb_inventory *inv,
-			enum cb_selection sel, struct cb_err *err)
+			enum cb_selection sel, const char *root_base, struct cb_err *err)
 {
 	json_t *mx = json_object(), *cells = json_array(), *tasks = json_array();
 	json_t *order_a = json_array(), *order_b = json_array();
 	size_t i, n = 0;
-	int c;
+	int c, relative = 0;
 
 	if (!mx || !cells || !tasks || !order_a || !order_b)
 		goto oom;
 	for (c = 0; c < CB_NROLES; c++) {
-		json_array_append_new(cells, json_pack("{s:s, s:s}", "name", m->cells[c].name, "role",
-						       cb_role_name(m->cells[c].role)));
+		json_t *cell = json_pack("{s:s, s:s}", "name", m->cells[c].name, "role", cb_role_name(m->cells[c].role));
+
+		json_array_append_new(cells, cell);
+		if (m->cells[c].compiler_root) {
+			json_t *comp = cell_compiler(&m->cells[c], c, root_base, &relative, err);
+			if (!comp)
+				goto fail;
+			json_object_set_new(cell, "compiler", comp);
+		}
 		json_array_append_new(order_a, json_string(m->cells[c].name));
 		json_array_append_new(order_b, json_string(m->cells[CB_NROLES - 1 - c].name));
 	}
@@ -132,6 +192,8 @@ json_t *cb_matrix_build(const struct cb_manifest *m, const struct cb_inventory *
 		"name", "a", "order", order_a, "when", "always",
 		"name", "b", "order", order_b, "when", "candidate topology below baseline"));
 	json_object_set_new(mx, "launch_floor", json_integer(m->launch_floor));
+	if (relative)
+		json_object_set_new(mx, "compiler_root_base", json_string(root_base));
 	json_object_set_new(mx, "tasks", tasks);
 	return mx;
 oom:
@@ -184,9 +246,11 @@ json_t *cb_matrix_load_bound(const char *path, const struct cb_manifest *m, stru
 			ipath, inv.sha256);
 		goto fail;
 	}
-	want = cb_matrix_build(m, &inv, sel, err);
-	if (!want)
+	want = cb_matrix_build(m, &inv, sel, cb_json_str(mx, "compiler_root_base"), err);
+	if (!want) {
+		cb_prefix(err, "%s", path);
 		goto fail;
+	}
 	a = json_deep_copy(mx);
 	b = want;
 	json_object_del(a, "caliber");

@@ -28,18 +28,26 @@ long long cb_task_budget_s(const struct cb_workload *w, int with_round_b);
  * task's pytest selection through the inventory: benchmark_args (the target,
  * and -m MARK when given) and correctness_args (pinned node ids; or the
  * correctness file with -k EXPR, or with -m SELECTOR from the inventory).
- * The matrix is a pure function of (manifest bytes, inventory bytes,
- * selection, caliber version): freezing twice gives the same bytes.
- * Returns a new reference. */
+ * A cell that names its own compiler is recorded with it, its root made
+ * absolute: a relative root is resolved against root_base (the folder of
+ * the manifest prepare read, recorded as compiler_root_base), and refused
+ * when root_base is NULL. The matrix is a pure function of (manifest
+ * bytes, inventory bytes, selection, caliber version, and root_base where a
+ * root is relative): freezing twice gives the same bytes. Returns a new
+ * reference. */
 json_t *cb_matrix_build(const struct cb_manifest *m, const struct cb_inventory *inv,
-			enum cb_selection sel, struct cb_err *err);
+			enum cb_selection sel, const char *root_base, struct cb_err *err);
 
 /* Load FROZEN/task-matrix.json and bind it to its manifest and the frozen
  * inventory beside it: the SHA-256s must be the ones the matrix names, and
- * the matrix must be exactly what cb_matrix_build() derives from them (apart
- * from the caliber identity of the prepare that froze it). Returns a new
- * reference. */
+ * the matrix must be exactly what cb_matrix_build() derives from them and
+ * the compiler_root_base it records (apart from the caliber identity of the
+ * prepare that froze it). Returns a new reference. */
 json_t *cb_matrix_load_bound(const char *path, const struct cb_manifest *m, struct cb_err *err);
+
+/* The root the matrix records for the compiler of the cell named `cell`
+ * (absolute), or NULL when that cell runs sources.compiler. Borrowed. */
+const char *cb_matrix_compiler_root(const json_t *mx, const char *cell);
 
 /* A task's pytest selection from the matrix, as a NULL-terminated array of
  * borrowed strings (caller frees the array only). */

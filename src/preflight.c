@@ -93,13 +93,12 @@ static char *chomp(char *s)
 	return s;
 }
 
-/* The baseline cell's environment, for checks that run "inside a cell". */
-static int cell_env(struct cb_preflight *pf, struct cb_env *env, struct cb_err *err)
+/* A cell's environment, for checks that run "inside a cell". */
+static int cell_env(struct cb_preflight *pf, const struct cb_cell *cell, struct cb_env *env, struct cb_err *err)
 {
-	const struct cb_cell *base = cb_manifest_cell(pf->w->m, CB_ROLE_BASELINE);
 	char *dir = cb_path_join(pf->w->scratch, "preflight");
 	json_t *overlay = NULL;
-	int rc = dir ? cb_worker_env(pf->w, base, dir, env, &overlay, err) : cb_fail(err, "out of memory");
+	int rc = dir ? cb_worker_env(pf->w, cell, dir, env, &overlay, err) : cb_fail(err, "out of memory");
 
 	if (rc < 0)
 		cb_prefix(err, "cannot build the cell environment");
@@ -108,14 +107,14 @@ static int cell_env(struct cb_preflight *pf, struct cb_env *env, struct cb_err *
 	return rc;
 }
 
-/* Run a command in the baseline cell's environment; its stdout into *out. */
-static int capture_in_cell(struct cb_preflight *pf, const char *const argv[], long long timeout_ms, char **out,
-			   struct cb_err *err)
+/* Run a command in a cell's environment; its stdout into *out. */
+static int capture_in_cell(struct cb_preflight *pf, const struct cb_cell *cell, const char *const argv[],
+			   long long timeout_ms, char **out, struct cb_err *err)
 {
 	struct cb_env env;
 	int rc;
 
-	if (cell_env(pf, &env, err) < 0)
+	if (cell_env(pf, cell, &env, err) < 0)
 		return -1;
 	rc = capture(argv, env.v, timeout_ms, out, err);
 	cb_env_release(&env);
@@ -128,7 +127,8 @@ static int backend_command(struct cb_preflight *pf, const char *const *cmd, long
 			   struct cb_err *err)
 {
 	char **argv = device_argv(cmd, pf->w->device);
-	int rc = argv ? capture_in_cell(pf, (const char *const *)argv, timeout_ms, out, err)
+	int rc = argv ? capture_in_cell(pf, cb_manifest_cell(pf->w->m, CB_ROLE_BASELINE), (const char *const *)argv,
+					timeout_ms, out, err)
 		      : cb_fail(err, "out of memory");
 
 	argv_free(argv);
@@ -203,7 +203,7 @@ static const char *first_line(char *list)
  * there: c is in its repository, nothing differs from it, nothing is
  * untracked. HEAD may have moved on (a corpus inside a repository that
  * commits its campaigns does). */
-static int same_as_commit(const char *name, const char *dir, const char *c, const char *const *paths,
+static int same_as_commit(const char *label, const char *dir, const char *c, const char *const *paths,
 			  struct cb_err *err)
 {
 	const char *verify[] = { "rev-parse", "--verify", "-q", NULL, NULL };
@@ -216,43 +216,44 @@ static int same_as_commit(const char *name, const char *dir, const char *c, cons
 	snprintf(spec, sizeof(spec), "%.40s^{commit}", c);
 	verify[3] = spec;
 	if (git(dir, verify, none, &out, err) < 0)
-		return cb_fail(err, "sources.%s: commit %s is not in the repository of %s", name, c, dir);
+		return cb_fail(err, "%s: commit %s is not in the repository of %s", label, c, dir);
 	free(out);
 	if (git(dir, diff, paths, &out, err) < 0)
-		return cb_prefix(err, "sources.%s", name);
+		return cb_prefix(err, "%s", label);
 	if (*chomp(out)) {
 		const char *more = first_line(out);
-		rc = cb_fail(err, "sources.%s: %s differs from commit %.12s (%s%s)", name, dir, c, out, more);
+		rc = cb_fail(err, "%s: %s differs from commit %.12s (%s%s)", label, dir, c, out, more);
 	}
 	free(out);
 	if (rc < 0)
 		return -1;
 	if (git(dir, others, paths, &out, err) < 0)
-		return cb_prefix(err, "sources.%s", name);
+		return cb_prefix(err, "%s", label);
 	if (*chomp(out)) {
 		const char *more = first_line(out);
-		rc = cb_fail(err, "sources.%s: untracked files in %s (%s%s)", name, dir, out, more);
+		rc = cb_fail(err, "%s: untracked files in %s (%s%s)", label, dir, out, more);
 	}
 	free(out);
 	return rc;
 }
 
 /* One source against its folder: what the pinned commit holds there, or
- * the pinned tree digest. */
-static int check_one_source(const struct cb_source *s, const char *dir, const char *const *paths,
-			    struct cb_err *err)
+ * the pinned tree digest. label is its JSON path ("sources.corpus",
+ * "cells[2].compiler"). */
+static int check_one_source(const struct cb_source *s, const char *label, const char *dir,
+			    const char *const *paths, struct cb_err *err)
 {
 	static const char *const here[] = { ".", NULL };
 	char hex[CB_SHA256_HEX];
 
 	if (!cb_is_dir(dir))
-		return cb_fail(err, "sources.%s: %s is not a directory", s->name, dir);
+		return cb_fail(err, "%s: %s is not a directory", label, dir);
 	if (!s->tree_sha256)
-		return same_as_commit(s->name, dir, s->commit, paths ? paths : here, err);
+		return same_as_commit(label, dir, s->commit, paths ? paths : here, err);
 	if (cb_tree_digest(dir, hex, err) < 0)
-		return cb_prefix(err, "sources.%s", s->name);
+		return cb_prefix(err, "%s", label);
 	if (strcmp(hex, s->tree_sha256) != 0)
-		return cb_fail(err, "sources.%s: %s has tree digest %s, the manifest pins %s", s->name, dir, hex,
+		return cb_fail(err, "%s: %s has tree digest %s, the manifest pins %s", label, dir, hex,
 			       s->tree_sha256);
 	return 0;
 }
@@ -284,38 +285,118 @@ static int check_binary(const struct cb_source *h, const char *home, int allow_d
 	return rc;
 }
 
+/* Whether any cell names its own compiler (a campaign of two builds):
+ * sources and imports then check, and print, every cell. */
+static int cells_name_compilers(const struct cb_manifest *m)
+{
+	int c;
+
+	for (c = 0; c < CB_NROLES; c++)
+		if (m->cells[c].compiler_root)
+			return 1;
+	return 0;
+}
+
+/* Whether two pins name the same tree. */
+static int same_pin(const struct cb_source *a, const struct cb_source *b)
+{
+	return !a->commit == !b->commit && (!a->commit || strcmp(a->commit, b->commit) == 0) &&
+	       !a->tree_sha256 == !b->tree_sha256 && (!a->tree_sha256 || strcmp(a->tree_sha256, b->tree_sha256) == 0);
+}
+
+/* sources for every cell: the root of a cell's own compiler exists and
+ * holds its pin; a cell without one runs sources.compiler, checked above.
+ * A cell whose pin and root are an earlier cell's (the control runs the
+ * baseline's) shares that cell's result rather than digesting the tree
+ * twice. What each cell runs goes to ok, every failure to why. */
+static void check_cell_sources(struct cb_preflight *pf, struct cb_buf *ok, struct cb_buf *why)
+{
+	const struct cb_manifest *m = pf->w->m;
+	int failed[CB_NROLES] = { 0 };
+	size_t c, d;
+
+	for (c = 0; c < CB_NROLES; c++) {
+		const struct cb_cell *cell = &m->cells[c];
+		const char *root = cb_worker_compiler_root(pf->w, cell);
+		struct cb_err one = CB_ERR_INIT;
+		char label[48];
+
+		snprintf(label, sizeof(label), "cells[%zu].compiler", c);
+		for (d = 0; d < c; d++) {
+			const char *r = cb_worker_compiler_root(pf->w, &m->cells[d]);
+			if (cell->compiler_root && m->cells[d].compiler_root && root && r && strcmp(root, r) == 0 &&
+			    same_pin(&cell->compiler, &m->cells[d].compiler))
+				break;
+		}
+		if (!cell->compiler_root) {
+			cb_buf_addf(ok, ", cell %s %s (sources.compiler)", cell->name, root);
+		} else if (d < c) {
+			failed[c] = failed[d];
+			cb_buf_addf(ok, ", cell %s %s (%s, as cell %s)", cell->name, root, label, m->cells[d].name);
+		} else {
+			if (!root)
+				cb_fail(&one, "%s: the task matrix records no root for it", label);
+			else if (!cb_exists(root))
+				cb_fail(&one, "%s.root: %s does not exist", label, root);
+			else
+				check_one_source(&cell->compiler, label, root, NULL, &one);
+			failed[c] = one.code != CB_ERR_NONE;
+			if (failed[c])
+				cb_buf_addf(why, "%scell %s: %s", why->len ? "; " : "", cell->name, one.msg);
+			else
+				cb_buf_addf(ok, ", cell %s %s (%s)", cell->name, root, label);
+		}
+	}
+}
+
+/* sources: the compiler at --build-root, the corpus and caliber itself
+ * against their pins (and the binary's own commit), then every cell's own
+ * compiler; every failure is named, not only the first. */
 static int check_sources(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	const struct cb_manifest *m = pf->w->m;
 	const char *dirs[CB_NSOURCES] = { pf->w->build_root, pf->w->corpus, cb_home() };
-	struct cb_buf why = CB_BUF_INIT;
+	struct cb_buf why = CB_BUF_INIT, cells = CB_BUF_INIT;
 	int i;
 
 	/* Every source is checked, and every one that fails is named. */
 	for (i = 0; i < CB_NSOURCES + 1; i++) {
 		struct cb_err one = CB_ERR_INIT;
+		char label[48];
 		int rc = 0;
 
 		if (i >= CB_SRC_HARNESS && pf->allow_dirty_harness)
 			break;
-		if (i < CB_NSOURCES)
-			rc = check_one_source(&m->sources[i], dirs[i], i == CB_SRC_HARNESS ? harness_paths : NULL, &one);
-		else if (m->sources[CB_SRC_HARNESS].commit)
+		if (i < CB_NSOURCES) {
+			snprintf(label, sizeof(label), "sources.%s", m->sources[i].name);
+			rc = check_one_source(&m->sources[i], label, dirs[i], i == CB_SRC_HARNESS ? harness_paths : NULL,
+					      &one);
+		} else if (m->sources[CB_SRC_HARNESS].commit)
 			rc = check_binary(&m->sources[CB_SRC_HARNESS], cb_home(), pf->allow_dirty_harness, &one);
 		if (rc < 0)
 			cb_buf_addf(&why, "%s%s", why.len ? "; " : "", one.msg);
 	}
+	if (cells_name_compilers(m))
+		check_cell_sources(pf, &cells, &why);
 	if (why.len) {
 		cb_fail(err, "%s", why.data);
 		cb_buf_release(&why);
+		cb_buf_release(&cells);
 		return -1;
 	}
-	cb_buf_addf(ok, "compiler %s, corpus %s, harness %s%s", dirs[0], dirs[1], dirs[2],
-		    pf->allow_dirty_harness ? " (--allow-dirty-harness: harness not checked)" : "");
+	cb_buf_addf(ok, "compiler %s, corpus %s, harness %s%s%s", dirs[0], dirs[1], dirs[2],
+		    pf->allow_dirty_harness ? " (--allow-dirty-harness: harness not checked)" : "",
+		    cells.data ? cells.data : "");
+	cb_buf_release(&cells);
 	return 0;
 }
 
-static int check_imports(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
+/* imports inside one cell's environment: every declared import (the
+ * cell's compiler's, its own or sources.compiler's, the corpus's and the
+ * harness's) resolves under its root, the compiler's being the cell's.
+ * What each resolves to goes to ok. */
+static int imports_in_cell(struct cb_preflight *pf, const struct cb_cell *cell, struct cb_buf *ok,
+			   struct cb_err *err)
 {
 	static const char script[] =
 		"import importlib, sys\n"
@@ -323,7 +404,11 @@ static int check_imports(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 		"    mod = importlib.import_module(name)\n"
 		"    print(name + '\\t' + (getattr(mod, '__file__', None) or ''))\n";
 	const struct cb_manifest *m = pf->w->m;
-	const char *roots[CB_NSOURCES] = { pf->w->build_root, pf->w->corpus, cb_home() };
+	const struct cb_source *srcs[CB_NSOURCES] = {
+		cell->compiler_root ? &cell->compiler : &m->sources[CB_SRC_COMPILER], &m->sources[CB_SRC_CORPUS],
+		&m->sources[CB_SRC_HARNESS]
+	};
+	const char *roots[CB_NSOURCES] = { cb_worker_compiler_root(pf->w, cell), pf->w->corpus, cb_home() };
 	const char *argv[CB_NSOURCES + 4];
 	char *out = NULL, *line, *save = NULL;
 	size_t n = 0;
@@ -333,14 +418,14 @@ static int check_imports(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 	argv[n++] = "-c";
 	argv[n++] = script;
 	for (i = 0; i < CB_NSOURCES; i++)
-		if (m->sources[i].import)
-			argv[n++] = m->sources[i].import;
+		if (srcs[i]->import)
+			argv[n++] = srcs[i]->import;
 	argv[n] = NULL;
 	if (n == 3) {
 		cb_buf_adds(ok, "no source declares an import");
 		return 0;
 	}
-	if (capture_in_cell(pf, argv, 300000, &out, err) < 0)
+	if (capture_in_cell(pf, cell, argv, 300000, &out, err) < 0)
 		return -1;
 	for (line = strtok_r(out, "\n", &save); line && rc == 0; line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t'), *file, *root = NULL;
@@ -349,8 +434,10 @@ static int check_imports(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 		*tab = '\0';
 		file = cb_resolve(tab + 1);
 		for (i = 0; i < CB_NSOURCES; i++)
-			if (m->sources[i].import && strcmp(m->sources[i].import, line) == 0)
-				root = cb_resolve(roots[i]);
+			if (srcs[i]->import && strcmp(srcs[i]->import, line) == 0) {
+				free(root);
+				root = roots[i] ? cb_resolve(roots[i]) : NULL;
+			}
 		if (!file || !root || !cb_path_within(file, root))
 			rc = cb_fail(err, "%s resolves to %s, outside its frozen root %s", line, tab + 1, root ? root : "?");
 		else
@@ -360,6 +447,33 @@ static int check_imports(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 	}
 	free(out);
 	return rc;
+}
+
+/* imports: in the baseline's environment; in a campaign of two builds, in
+ * every cell's, each against its own compiler root. */
+static int check_imports(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
+{
+	const struct cb_manifest *m = pf->w->m;
+	struct cb_buf why = CB_BUF_INIT;
+	int c;
+
+	if (!cells_name_compilers(m))
+		return imports_in_cell(pf, cb_manifest_cell(m, CB_ROLE_BASELINE), ok, err);
+	for (c = 0; c < CB_NROLES; c++) {
+		struct cb_buf found = CB_BUF_INIT;
+		struct cb_err one = CB_ERR_INIT;
+
+		if (imports_in_cell(pf, &m->cells[c], &found, &one) < 0)
+			cb_buf_addf(&why, "%scell %s: %s", why.len ? "; " : "", m->cells[c].name, one.msg);
+		else
+			cb_buf_addf(ok, "%scell %s: %s", ok->len ? "; " : "", m->cells[c].name, found.data ? found.data : "");
+		cb_buf_release(&found);
+	}
+	if (!why.len)
+		return 0;
+	cb_fail(err, "%s", why.data);
+	cb_buf_release(&why);
+	return -1;
 }
 
 static int check_device_count(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
@@ -467,7 +581,7 @@ static int check_targets(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 	{
 		const char *argv[] = { pf->python, "-m", "caliber_pytest.collect", pf->w->corpus, qpath, rpath,
 				       NULL };
-		if (capture_in_cell(pf, argv, 600000, &out, err) < 0)
+		if (capture_in_cell(pf, cb_manifest_cell(pf->w->m, CB_ROLE_BASELINE), argv, 600000, &out, err) < 0)
 			goto out;
 	}
 	res = cb_json_load_file(rpath, err);

@@ -141,6 +141,26 @@ static void h_fact_open(struct cb_buf *b, const char *name)
 	cb_buf_addf(b, "<tr><th>%s</th><td>", name);
 }
 
+/* The compilers of the cells that named their own (a campaign of two
+ * builds), after the sources: each cell's pin, identity and root as its
+ * receipts give them. Runs sealed before cells could name one say
+ * nothing here. */
+static void h_cell_compilers(struct cb_buf *b, const json_t *cells)
+{
+	const char *name;
+	const json_t *c;
+
+	json_object_foreach((json_t *)cells, name, c) {
+		const char *pin = cb_json_str(c, "pin");
+		if (!pin || strncmp(pin, "cells[", 6) != 0)
+			continue;
+		cb_buf_adds(b, "<br><b>cell ");
+		cb_html_esc(b, name);
+		cb_buf_adds(b, "</b> ");
+		h_json_inline(b, c);
+	}
+}
+
 /* The header: campaign, seal, derived run, sources, device, timer, plugin
  * plan, thresholds, who ran it, and links to the run's own receipts. */
 static void h_header(struct cb_buf *b, const struct cb_report *rp)
@@ -196,6 +216,7 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 			cb_buf_adds(b, "</span>");
 		}
 	}
+	h_cell_compilers(b, json_object_get(json_object_get(doc, "roots"), "cells"));
 	cb_buf_adds(b, "</td></tr>\n");
 	h_fact_open(b, "device");
 	if (dev) {

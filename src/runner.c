@@ -543,7 +543,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	char *path = cb_path_join(rn->root, "campaign.json"), *mx = cb_path_join(rn->root, "task-matrix.json");
 	char msha[CB_SHA256_HEX], now[32];
 	json_t *j = cb_receipt_new(CB_CAMPAIGN_SCHEMA), *tasks = json_array(), *counts = json_object(),
-	       *plan = json_array(), *inv = NULL;
+	       *plan = json_array(), *cells = json_object(), *inv = NULL;
 	size_t i;
 	int rc;
 
@@ -562,6 +562,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 		json_decref(tasks);
 		json_decref(counts);
 		json_decref(plan);
+		json_decref(cells);
 		return -1;
 	}
 	inv = json_deep_copy(json_object_get(m->doc, "sources"));
@@ -571,8 +572,10 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	json_object_set_new(j, "matrix_sha256", json_string(msha));
 	json_object_set_new(j, "inventory_sha256", json_string(cb_json_str(pf->matrix, "inventory_sha256")));
 	json_object_set_new(j, "sources", inv);
-	json_object_set_new(j, "roots", json_pack("{s:s, s:s, s:s}", "compiler", rn->ctx.build_root, "corpus",
-						  rn->ctx.corpus, "harness", cb_home()));
+	for (i = 0; i < CB_NROLES; i++)
+		json_object_set_new(cells, m->cells[i].name, cb_worker_compiler_json(&rn->ctx, &m->cells[i]));
+	json_object_set_new(j, "roots", json_pack("{s:s, s:s, s:s, s:o}", "compiler", rn->ctx.build_root, "corpus",
+						  rn->ctx.corpus, "harness", cb_home(), "cells", cells));
 	json_object_set_new(j, "device", json_pack("{s:s, s:s, s:O}", "backend", rn->ctx.backend->name,
 		rn->ctx.backend->visibility_env, rn->ctx.device, "manifest", json_object_get(m->doc, "device")));
 	json_object_set_new(j, "timer", timer_json(m));
@@ -591,6 +594,20 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	json_decref(j);
 	free(path);
 	free(mx);
+	return rc;
+}
+
+/* Each cell that names its own compiler runs it where the frozen matrix
+ * says; the matrix is read here as it stands, before the preflights (which
+ * run in the cells' environments) bind it: one that cannot be read or that
+ * lacks a root fails binding, so nothing runs with it. */
+static int set_compilers(struct cb_worker_ctx *ctx, const char *matrix, struct cb_err *err)
+{
+	struct cb_err ignored;
+	json_t *mx = cb_json_load_file(matrix, &ignored);
+	int rc = cb_worker_ctx_compilers(ctx, mx, err);
+
+	json_decref(mx);
 	return rc;
 }
 
@@ -669,7 +686,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		goto out;
 	}
 	if (cb_worker_ctx_init(&rn.ctx, &m, &backend, o->corpus, o->build_root, o->device, o->python, o->worker,
-			       o->isolate, err) < 0)
+			       o->isolate, err) < 0 || set_compilers(&rn.ctx, matrix, err) < 0)
 		goto out;
 
 	pf.w = &rn.ctx;

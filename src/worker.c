@@ -63,33 +63,66 @@ void cb_env_release(struct cb_env *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* value with {harness}, {build_root} and {corpus} replaced. */
-static char *expand(const struct cb_worker_ctx *ctx, const char *value)
+/* The position of cell in the manifest's cells, which ctx->cell_root
+ * follows; CB_NROLES for a cell of another manifest. */
+static size_t cell_index(const struct cb_worker_ctx *ctx, const struct cb_cell *cell)
+{
+	size_t c;
+
+	for (c = 0; c < CB_NROLES && &ctx->m->cells[c] != cell; c++)
+		;
+	return c;
+}
+
+const char *cb_worker_compiler_root(const struct cb_worker_ctx *ctx, const struct cb_cell *cell)
+{
+	size_t c = cell_index(ctx, cell);
+
+	if (!cell->compiler_root)
+		return ctx->build_root;
+	return c < CB_NROLES ? ctx->cell_root[c] : NULL;
+}
+
+json_t *cb_worker_compiler_json(const struct cb_worker_ctx *ctx, const struct cb_cell *cell)
+{
+	const struct cb_source *s = cell->compiler_root ? &cell->compiler : &ctx->m->sources[CB_SRC_COMPILER];
+	const char *root = cb_worker_compiler_root(ctx, cell);
+	json_t *j = cell->compiler_root ? json_sprintf("cells[%zu].compiler", cell_index(ctx, cell))
+					: json_string("sources.compiler");
+
+	j = json_pack("{s:o, s:o}", "pin", j, "root", root ? json_string(root) : json_null());
+	json_object_set_new(j, s->commit ? "commit" : "tree_sha256", json_string(s->commit ? s->commit : s->tree_sha256));
+	if (s->import)
+		json_object_set_new(j, "import", json_string(s->import));
+	return j;
+}
+
+/* value with {harness}, {build_root} (the cell's compiler root) and
+ * {corpus} replaced. */
+static char *expand(const struct cb_worker_ctx *ctx, const char *root, const char *value)
 {
 	static const char *const keys[] = { "{harness}", "{build_root}", "{corpus}" };
-	const char *const vals[] = { cb_home(), ctx->build_root, ctx->corpus };
+	const char *const vals[] = { cb_home(), root, ctx->corpus };
 
 	return cb_substitute(value, keys, vals, 3);
 }
 
-/* The folder to put on PYTHONPATH so that the compiler's import module
- * resolves inside the build root: the root itself when it holds the
- * package, its parent when it is the package. */
-static char *build_root_path(const struct cb_worker_ctx *ctx)
+/* The folder to put on PYTHONPATH so that a compiler's import module
+ * resolves inside its root: the root itself when it holds the package,
+ * its parent when it is the package. */
+static char *build_root_path(const char *root, const char *mod)
 {
-	const char *mod = ctx->m->sources[CB_SRC_COMPILER].import;
-	char *inside = mod ? cb_strdupf("%s/%s/__init__.py", ctx->build_root, mod) : NULL;
-	char *self = cb_strdupf("%s/__init__.py", ctx->build_root);
+	char *inside = mod ? cb_strdupf("%s/%s/__init__.py", root, mod) : NULL;
+	char *self = cb_strdupf("%s/__init__.py", root);
 	char *out;
 
 	if (inside && cb_exists(inside))
-		out = strdup(ctx->build_root);
+		out = strdup(root);
 	else if (self && cb_exists(self)) {
-		const char *slash = strrchr(ctx->build_root, '/');
-		out = slash && slash != ctx->build_root ? strndup(ctx->build_root, (size_t)(slash - ctx->build_root))
-							 : strdup("/");
+		const char *slash = strrchr(root, '/');
+		out = slash && slash != root ? strndup(root, (size_t)(slash - root)) : strdup("/");
 	} else
-		out = strdup(ctx->build_root);
+		out = strdup(root);
 	free(inside);
 	free(self);
 	return out;
@@ -101,13 +134,18 @@ int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, c
 	static const char *const sub[] = { "home", "home/.cache", "triton", "flaggems", "work" };
 	static const char *const vars[] = { "HOME", "XDG_CACHE_HOME", "TRITON_CACHE_DIR", "FLAGGEMS_CACHE_DIR",
 					    "CALIBER_WORK_DIR" };
-	const char *k, *v;
+	const char *k, *v, *root = cb_worker_compiler_root(ctx, cell);
+	const struct cb_source *comp = cell->compiler_root ? &cell->compiler : &ctx->m->sources[CB_SRC_COMPILER];
 	json_t *ov = json_object(), *jv;
-	char *bpath = build_root_path(ctx), *pp = NULL, *extra = NULL;
+	char *bpath = root ? build_root_path(root, comp->import) : NULL, *pp = NULL, *extra = NULL;
 	size_t i;
 	int rc = -1;
 
 	memset(env, 0, sizeof(*env));
+	if (!root) {
+		json_decref(ov);
+		return cb_fail(err, "cell %s: the task matrix records no root for its compiler", cell->name);
+	}
 	if (!ov || !bpath)
 		goto oom;
 	for (i = 0; cb_env_passthrough[i]; i++) {
@@ -128,7 +166,7 @@ int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, c
 		free(p);
 	}
 	v = json_string_value(json_object_get(cell->env, "PYTHONPATH"));
-	extra = v ? expand(ctx, v) : NULL;
+	extra = v ? expand(ctx, root, v) : NULL;
 	pp = cb_strdupf("%s/python:%s:%s%s%s", cb_home(), ctx->corpus, bpath, extra ? ":" : "",
 			extra ? extra : "");
 	if (!pp)
@@ -147,7 +185,7 @@ int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, c
 		char *val;
 		if (strcmp(k, "PYTHONPATH") == 0)
 			continue;
-		val = expand(ctx, json_string_value(jv));
+		val = expand(ctx, root, json_string_value(jv));
 		if (!val)
 			goto oom;
 		json_object_set_new(ov, k, json_string(val));
@@ -305,12 +343,31 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 	return 0;
 }
 
+int cb_worker_ctx_compilers(struct cb_worker_ctx *ctx, const json_t *matrix, struct cb_err *err)
+{
+	size_t c;
+
+	for (c = 0; c < CB_NROLES; c++) {
+		const char *root = ctx->m->cells[c].compiler_root ? cb_matrix_compiler_root(matrix, ctx->m->cells[c].name)
+								  : NULL;
+		free(ctx->cell_root[c]);
+		ctx->cell_root[c] = root ? cb_resolve(root) : NULL;
+		if (root && !ctx->cell_root[c])
+			return cb_fail(err, "cell %s: compiler root %s cannot be resolved", ctx->m->cells[c].name, root);
+	}
+	return 0;
+}
+
 void cb_worker_ctx_release(struct cb_worker_ctx *ctx)
 {
+	size_t c;
+
 	if (ctx->scratch) {
 		struct cb_err ignored;
 		cb_rm_rf(ctx->scratch, &ignored);
 	}
+	for (c = 0; c < CB_NROLES; c++)
+		free(ctx->cell_root[c]);
 	free(ctx->corpus);
 	free(ctx->build_root);
 	free(ctx->scratch);
@@ -586,6 +643,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	json_object_set_new(r, "session", json_integer(cb_json_int(request, "session", 1)));
 	json_object_set_new(r, "argv", json_deep_copy(json_object_get(request, "argv")));
 	json_object_set_new(r, "env", json_deep_copy(json_object_get(request, "env")));
+	json_object_set_new(r, "compiler", cb_worker_compiler_json(ctx, cp->cell));
 	json_object_set_new(r, "worker", json_pack("{s:o, s:s, s:I, s:b, s:O}",
 		"argv", json_array(), "mode", ctx->isolate ? "isolate" : "persistent",
 		"pid", (json_int_t)cp->child.pid, "fresh", fresh, "env_overlay", cp->overlay));

@@ -38,6 +38,9 @@ struct cb_worker_ctx {
 	const char *device;          /* value of the visibility variable */
 	char *corpus;                /* absolute, symlink-free */
 	char *build_root;            /* absolute, symlink-free */
+	char *cell_root[CB_NROLES];  /* per cell (manifest order): its own compiler's root, absolute and
+	                                symlink-free (it may not exist: preflight says so); NULL for a
+	                                cell that runs sources.compiler at build_root */
 	char *scratch;               /* private caches live under here; removed by release */
 	char *command;               /* the session command line, split in place into worker_argv */
 	const char **worker_argv;    /* its words, NULL-terminated */
@@ -59,8 +62,21 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 		       const struct cb_backend *b, const char *corpus, const char *build_root,
 		       const char *device, const char *python, const char *worker_cmd, int isolate,
 		       struct cb_err *err);
+/* Point every cell that names its own compiler at the root the frozen
+ * matrix records for it (cb_matrix_compiler_root), symlinks resolved. A
+ * matrix that records none for such a cell leaves it NULL: the binding and
+ * sources preflights refuse that campaign. */
+int cb_worker_ctx_compilers(struct cb_worker_ctx *ctx, const json_t *matrix, struct cb_err *err);
 /* Remove the scratch folder and free what init allocated. */
 void cb_worker_ctx_release(struct cb_worker_ctx *ctx);
+
+/* The compiler root cell runs: its own, or build_root. NULL only for a
+ * cell that names a compiler the matrix gave no root for. */
+const char *cb_worker_compiler_root(const struct cb_worker_ctx *ctx, const struct cb_cell *cell);
+/* What a receipt says of the compiler cell ran (docs/formats.md): "pin"
+ * (cells[i].compiler or sources.compiler), commit or tree_sha256, import
+ * when declared, and root. A new reference. */
+json_t *cb_worker_compiler_json(const struct cb_worker_ctx *ctx, const struct cb_cell *cell);
 
 /* A cell's worker process, alive across requests in persistent mode. */
 struct cb_cell_proc {
@@ -74,9 +90,11 @@ struct cb_cell_proc {
 };
 
 /* Build the environment of a worker of cell from nothing: passed-through
- * variables, private HOME and caches under dir, PYTHONPATH, the pinned
- * device, CALIBER_* and the cell's overlay (with {harness}, {build_root}
- * and {corpus} expanded). overlay receives every variable caliber set. */
+ * variables, private HOME and caches under dir, PYTHONPATH (with the cell's
+ * compiler root, cb_worker_compiler_root), the pinned device, CALIBER_* and
+ * the cell's overlay (with {harness}, {build_root} and {corpus} expanded,
+ * {build_root} to the cell's compiler root). overlay receives every
+ * variable caliber set. */
 int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, const char *dir,
 		  struct cb_env *env, json_t **overlay, struct cb_err *err);
 

@@ -151,7 +151,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	struct cb_inventory inv;
 	enum cb_selection sel;
 	struct cb_args args = CB_ARGS_INIT;
-	char *bytes = NULL, *target = NULL, *name = NULL, *inv_path = NULL, *inv_bytes = NULL;
+	char *bytes = NULL, *target = NULL, *name = NULL, *inv_path = NULL, *inv_bytes = NULL, *base = NULL, *dir;
 	json_t *mx = NULL;
 	size_t len, inv_len, i;
 	const char *opt_inventory = NULL, *opt_selection = "canary", *opt_canary = NULL, *opt_output = NULL;
@@ -206,7 +206,15 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 			cb_prefix(err, "%s", args.pos[0]);
 			goto out;
 		}
-	mx = cb_matrix_build(&m, &inv, sel, err);
+	/* Relative compiler roots are the manifest's folder's: args are
+	 * absolute, and the folder, which exists, is taken without links or
+	 * "..". */
+	dir = strndup(args.pos[0], (size_t)(strrchr(args.pos[0], '/') - args.pos[0]));
+	base = dir ? cb_resolve(*dir ? dir : "/") : NULL;
+	mx = base ? cb_matrix_build(&m, &inv, sel, base, err) : NULL;
+	if (!base)
+		cb_fail(err, "out of memory");
+	free(dir);
 	if (!mx) {
 		cb_prefix(err, "%s", args.pos[0]);
 		goto out;
@@ -242,6 +250,7 @@ out:
 	free(inv_path);
 	free(target);
 	free(name);
+	free(base);
 	cb_args_release(&args);
 	return rc;
 }

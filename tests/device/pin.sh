@@ -4,13 +4,15 @@
 # the corpus by the commit the checkout is at (@CORPUS_COMMIT@), caliber by
 # the commit it was built from (@HARNESS_COMMIT@). With WORKLOADS, keep only
 # those workloads and make them all canary (a small campaign for checks).
+# The caliber used is $CALIBER, else the repository's ./caliber.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 template=$1 out=$2
 shift 2
 triton=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))')
-tree=$("$root/caliber" digest "$triton")
-harness=$("$root/caliber" --version | sed 's/.*(commit \([0-9a-f]\{40\}\).*/\1/')
+caliber=${CALIBER:-$root/caliber}
+tree=$("$caliber" digest "$triton")
+harness=$("$caliber" --version | sed 's/.*(commit \([0-9a-f]\{40\}\).*/\1/')
 corpus=$(git -C "$root" rev-parse HEAD)
 sed -e "s/@TRITON_TREE@/$tree/" -e "s/@CORPUS_COMMIT@/$corpus/" -e "s/@HARNESS_COMMIT@/$harness/" "$template" >"$out.tmp"
 if [ $# -gt 0 ]; then

@@ -223,7 +223,7 @@ static int build(const char *spec_path, const char *root, int finish, struct cb_
 	path = cb_path_join(root, CB_FROZEN_INVENTORY);
 	if (!path || cb_write_atomic(path, ibytes, ilen, 0444, err) < 0)
 		goto out;
-	mx = cb_matrix_build(&m, &inv, sel, err);
+	mx = cb_matrix_build(&m, &inv, sel, NULL, err);
 	free(path);
 	path = cb_path_join(root, "task-matrix.json");
 	if (!mx || !path || cb_json_write_atomic(path, mx, 0444, err) < 0)

@@ -20,6 +20,9 @@ path of the runner:
                                    its K-th request (K = 0: when that worker's stdin ends, after
                                    the last task); optionally slow as above
 
+builds.py (its own docstring) serves campaigns of two compiler builds: what a
+cell compiles comes from the stand-in compiler it imports, not from its role.
+
 Like the real worker session (caliber_pytest.session) they serve each request
 from the cell's private working directory CALIBER_WORK_DIR, so a relative path
 in a request would be resolved against the wrong folder, as it would be there;
@@ -68,10 +71,15 @@ def write_cell(cell_dir, spec, role, phase, repeats, rows, session=1):
             json.dump({"name": v["kernel"], "hash": v["variant"].lower()}, f)
     with open(os.path.join(ir, "index.tsv"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    write_timing(cell_dir, spec["ns"][role], repeats, rows, session)
+
+
+def write_timing(cell_dir, ns, repeats, rows, session):
+    """timing.jsonl of one benchmark cell: rows timed around ns."""
     with open(os.path.join(cell_dir, "timing.jsonl"), "w") as f:
         for r in range(rows):
             f.write(json.dumps({"row": f"benchmark/test_ops.py::test_perf[float16]|r{r}",
-                                "samples_ns": samples(spec["ns"][role], repeats, r, session), "timer": "direct",
+                                "samples_ns": samples(ns, repeats, r, session), "timer": "direct",
                                 "timer_reason": "backend has no graph capture", "n_calls": 10,
                                 "clocks": {"before": None, "after": None}}, sort_keys=True) + "\n")
 
@@ -90,13 +98,29 @@ def replay_record_readable(env):
         return False
 
 
+def autotune(env, task):
+    """What the autotune_record plugin does first: record the task's one
+    decision, or check that the record to replay can be read. False: the
+    request fails."""
+    if env["CALIBER_AUTOTUNE_MODE"] == "record":
+        with open(env["CALIBER_AUTOTUNE_FILE"], "w") as f:
+            f.write(json.dumps({"kernel": f"ops:{task}", "key": "(4096,)", "config": {"kwargs": {"BLOCK": 128},
+                                "num_warps": 4, "num_stages": 2, "num_ctas": 1, "maxnreg": None}}) + "\n")
+    return replay_record_readable(env)
+
+
+def begin(request, data):
+    """A request's environment, task, role, phase and cell folder (created),
+    and the task's entry of cells.json."""
+    env = request["env"]
+    os.makedirs(env["CALIBER_CELL_DIR"], exist_ok=True)
+    return (env, env["CALIBER_TASK"], env["CALIBER_ROLE"], env["CALIBER_PHASE"], env["CALIBER_CELL_DIR"],
+            data["tasks"][env["CALIBER_TASK"]])
+
+
 def handle(request, data, misbehave):
     """Serve one request; returns the pytest exit code to reply."""
-    env = request["env"]
-    task, role, phase = env["CALIBER_TASK"], env["CALIBER_ROLE"], env["CALIBER_PHASE"]
-    cell_dir = env["CALIBER_CELL_DIR"]
-    os.makedirs(cell_dir, exist_ok=True)
-    spec = data["tasks"][task]
+    env, task, role, phase, cell_dir, spec = begin(request, data)
     here = (task, phase, role)
     print(f"cellplay: {task} {role} {phase} pid {os.getpid()}", flush=True)
     if misbehave.get("hang") == here:
@@ -105,11 +129,7 @@ def handle(request, data, misbehave):
         os.kill(os.getpid(), signal.SIGSEGV)
     if misbehave.get("slow") == (task, "correctness", role):
         time.sleep(misbehave["seconds"])
-    if env["CALIBER_AUTOTUNE_MODE"] == "record":
-        with open(env["CALIBER_AUTOTUNE_FILE"], "w") as f:
-            f.write(json.dumps({"kernel": f"ops:{task}", "key": "(4096,)", "config": {"kwargs": {"BLOCK": 128},
-                                "num_warps": 4, "num_stages": 2, "num_ctas": 1, "maxnreg": None}}) + "\n")
-    elif not replay_record_readable(env):
+    if not autotune(env, task):
         return 4
     if misbehave.get("replay_miss") == here:
         with open(os.path.join(cell_dir, "replay_miss.json"), "w") as f:
