@@ -26,6 +26,7 @@ static const struct cmd_entry commands[] = {
 	{ "reaccount", cmd_reaccount, "re-account a sealed run under a new launch floor" },
 	{ "inventory", cmd_inventory, "inventory CSV from a corpus tree" },
 	{ "report", cmd_report, "text, Markdown or HTML report of a sealed or derived run" },
+	{ "merge", cmd_merge, "join the sealed shards of one campaign into one sealed run" },
 };
 
 /* The exit statuses of caliber.h, as `caliber --help` and the README list them. */

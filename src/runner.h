@@ -5,6 +5,7 @@
 #define CB_RUNNER_H
 
 #include "caliber.h"
+#include "shard.h"
 
 /* What a run is asked to do: the command line of `caliber run`, with every
  * path absolute. Strings are borrowed. */
@@ -24,6 +25,7 @@ struct cb_run_opts {
 	int argc;                          /* the command line, recorded in run.json */
 	char **argv;
 	const char *sign_key;              /* Ed25519 private key (PEM) that signs the seal, or NULL */
+	struct cb_shard shard;             /* run only this shard of the matrix (n 0: all of it) */
 };
 
 /* Run (or resume) the campaign: preflights (refused: exit 3, nothing

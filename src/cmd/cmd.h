@@ -18,5 +18,6 @@ int cmd_demo(int argc, char **argv, struct cb_err *err);
 int cmd_worker(int argc, char **argv, struct cb_err *err);
 int cmd_inventory(int argc, char **argv, struct cb_err *err);
 int cmd_report(int argc, char **argv, struct cb_err *err);
+int cmd_merge(int argc, char **argv, struct cb_err *err);
 
 #endif

@@ -33,7 +33,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	struct cb_run_opts o;
 	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL;
 	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
-	const char *fail_on = NULL, *deadline = NULL, *sign_key = NULL;
+	const char *fail_on = NULL, *deadline = NULL, *sign_key = NULL, *shard = NULL;
 	long long stop_after = 0;
 	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0;
 	struct cb_args args = CB_ARGS_INIT;
@@ -49,6 +49,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing that would end S seconds after the start" },
 		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
 		{ "isolate", CB_OPT_STR, &isolate, "task", "a fresh worker per task, cell and phase" },
+		{ "shard", CB_OPT_STR, &shard, "K/N", "run only shard K of N (tasks dealt by budget, longest first)" },
 		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task gets one of these (e.g. K,R,X)" },
 		{ "backends", CB_OPT_PATH, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
 		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable (default: manifest uuid, else 0)" },
@@ -76,8 +77,9 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	} else {
 		o = (struct cb_run_opts){ manifest, matrix, build_root, corpus, output, worker, backends, device, python,
 					  fail_on, deadline, stop_after, isolate != NULL, resume, quiet, json_progress,
-					  allow_dirty, argc, argv, sign_key };
-		rc = cb_run(&o, err);
+					  allow_dirty, argc, argv, sign_key, { 0, 0 } };
+		if (!shard || cb_shard_parse(shard, "--shard", &o.shard, err) == 0)
+			rc = cb_run(&o, err);
 	}
 	cb_args_release(&args);
 	return rc;
