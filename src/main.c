@@ -27,6 +27,7 @@ static const struct cmd_entry commands[] = {
 	{ "inventory", cmd_inventory, "inventory CSV from a corpus tree" },
 	{ "report", cmd_report, "text, Markdown or HTML report of a sealed or derived run" },
 	{ "merge", cmd_merge, "join the sealed shards of one campaign into one sealed run" },
+	{ "slurm", cmd_slurm, "a Slurm job array for the shards of a campaign, and its merge" },
 };
 
 /* The exit statuses of caliber.h, as `caliber --help` and the README list them. */

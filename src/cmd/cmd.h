@@ -19,5 +19,6 @@ int cmd_worker(int argc, char **argv, struct cb_err *err);
 int cmd_inventory(int argc, char **argv, struct cb_err *err);
 int cmd_report(int argc, char **argv, struct cb_err *err);
 int cmd_merge(int argc, char **argv, struct cb_err *err);
+int cmd_slurm(int argc, char **argv, struct cb_err *err);
 
 #endif
