@@ -45,6 +45,9 @@ stop_pid() {
 case "$cmd" in
 start)
 	mkdir -p "$dir/log" "$dir/state" "$dir/spool" "$dir/run" "$dir/munge"
+	# munged runs as munge and keeps its key and log in DIR/munge: DIR (and
+	# the folders above it) must let it pass
+	chmod 711 "$dir"
 	# munge: a key of its own, on the default socket (Slurm's clients look
 	# for it there); a munged already serving the machine is used as it is
 	if ! timeout 5 munge -n </dev/null >/dev/null 2>&1; then
