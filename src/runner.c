@@ -702,6 +702,10 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		rc = CB_EXIT_PREFLIGHT;
 		goto out;
 	}
+	if (o->preflight_only) {
+		rc = CB_EXIT_OK;
+		goto out;
+	}
 
 	rn.root = output;
 	rn.tasks = json_object_get(pf.matrix, "tasks");
