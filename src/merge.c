@@ -45,6 +45,7 @@ struct merge {
 	char *tmp;                   /* the merged root while it is built */
 	size_t cur;                  /* the shard being copied */
 	pthread_mutex_t lock;        /* guards failed and err (copy callbacks run on several threads) */
+	pthread_mutex_t dirs;        /* held while a folder of the merged root is made */
 	int failed;
 	struct cb_err err;
 	struct known *known;
@@ -102,20 +103,70 @@ struct copy {
 	char *dst;
 };
 
-/* Observer begin: create the file's copy in the merged root (its folder
- * first when it is missing); O_EXCL, so that two shards holding one path
- * fail rather than overwrite each other. */
+/* mkdir -p of the folder that holds path, made from the deepest folder
+ * that exists down (a merged root has a thousand folders; starting each
+ * from / would cost a dozen system calls a file). */
+static int make_parent(char *path)
+{
+	char *slash = strrchr(path, '/');
+	int rc;
+
+	if (!slash || slash == path)
+		return 0;
+	*slash = '\0';
+	rc = mkdir(path, 0755);
+	if (rc < 0 && errno == ENOENT && make_parent(path) == 0)
+		rc = mkdir(path, 0755);
+	if (rc < 0 && errno == EEXIST)
+		rc = 0;
+	*slash = '/';
+	return rc;
+}
+
+/* Link src at dst (a sealed file is read-only, so a link and a copy cannot
+ * differ, and a link costs no read or write), making dst's folder when it
+ * is missing. Returns 0, or -1 with errno (EXDEV and the like: copy it). */
+static int link_file(struct merge *mg, const char *src, char *dst)
+{
+	int rc;
+
+	if (link(src, dst) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	/* One thread at a time makes folders: hashing threads racing for the
+	 * same parent spend more in the file system's locks than serially. */
+	pthread_mutex_lock(&mg->dirs);
+	rc = make_parent(dst);
+	pthread_mutex_unlock(&mg->dirs);
+	return rc < 0 ? -1 : link(src, dst);
+}
+
+/* Observer begin: link the file into the merged root; where it cannot be
+ * linked (another file system), create its copy for the bytes verify reads
+ * (O_EXCL, so that two shards holding one path fail rather than overwrite
+ * each other). */
 static void *copy_begin(const char *rel, void *ctx)
 {
 	struct merge *mg = ctx;
 	struct copy *c;
-	int oom;
+	int oom, linked;
 	char *d = dest_of(rel, mg->in[mg->cur].s.k, &oom), *dst = d ? cb_path_join(mg->tmp, d) : NULL;
+	char *src = dst ? cb_path_join(mg->in[mg->cur].root, rel) : NULL;
 
 	free(d);
-	if (!dst) {
+	if (!src) {
 		if (oom || d)
 			copy_failed(mg, rel, "cannot copy", ENOMEM);
+		free(dst);
+		return NULL;
+	}
+	linked = link_file(mg, src, dst) == 0 ? 0 : errno;
+	free(src);
+	if (linked == 0 || linked == EEXIST) {
+		if (linked == EEXIST)
+			copy_failed(mg, dst, "held by two shards", EEXIST);
+		free(dst);
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
@@ -127,16 +178,6 @@ static void *copy_begin(const char *rel, void *ctx)
 	c->mg = mg;
 	c->dst = dst;
 	c->fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (c->fd < 0 && errno == ENOENT) {
-		struct cb_err ignored;
-		char *slash = strrchr(dst, '/');
-		*slash = '\0';
-		if (cb_mkdir_p(dst, 0755, &ignored) == 0) {
-			*slash = '/';
-			c->fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		}
-		*slash = '/';
-	}
 	if (c->fd < 0) {
 		copy_failed(mg, dst, errno == EEXIST ? "held by two shards" : "cannot create", errno);
 		free(c->dst);
@@ -588,6 +629,7 @@ int cb_merge(const struct cb_merge_opts *o, struct cb_err *err)
 	mg.n = o->nshards;
 	mg.in = calloc(mg.n ? mg.n : 1, sizeof(*mg.in));
 	pthread_mutex_init(&mg.lock, NULL);
+	pthread_mutex_init(&mg.dirs, NULL);
 	if (!mg.in) {
 		cb_fail(err, "out of memory");
 		goto out;
@@ -641,5 +683,6 @@ out:
 	free(mg.tmp);
 	free(anc);
 	pthread_mutex_destroy(&mg.lock);
+	pthread_mutex_destroy(&mg.dirs);
 	return rc;
 }
