@@ -201,3 +201,21 @@ test_expect_success 'a shard that holds other tasks than the deal gives it is re
 	echo "caliber: merge: @CWD@/odd: shard 2/2 holds tasks [same], the matrix deals it [same, slow]" >want &&
 	expect_refusal 1 want $CALIBER merge s1 odd --output-root out && test ! -e out
 '
+
+if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" != "$(stat -f -c %T "$T")" -o "$(stat -c %d /dev/shm)" != "$(stat -c %d "$T")" ]; then
+	test_expect_success 'merge hard-links the files of shards on its file system, and copies those of shards on another' '
+		eval "$setup" && make_frozen && shards canary 2 s &&
+		$CALIBER merge s1 s2 --output-root linked --quiet &&
+		test "$(stat -c %h linked/tasks/gain/cells/a-off/timing.jsonl)" -ge 2 &&
+		shm=$(mktemp -d /dev/shm/caliber-t1500.XXXXXX) &&
+		trap "chmod -R u+w $shm; rm -rf $shm" EXIT &&
+		cp -R s1 s2 "$shm/" &&
+		$CALIBER merge "$shm/s1" "$shm/s2" --output-root copied --quiet &&
+		test "$(stat -c %h copied/tasks/gain/cells/a-off/timing.jsonl)" -eq 1 &&
+		cmp s1/tasks/gain/cells/a-off/timing.jsonl copied/tasks/gain/cells/a-off/timing.jsonl &&
+		$CALIBER verify copied >/dev/null && cmp linked/matrix.csv copied/matrix.csv &&
+		grep -v "  campaign.json\$" linked/SHA256SUMS >a && grep -v "  campaign.json\$" copied/SHA256SUMS >b && cmp a b
+	'
+else
+	test_skip 'merge hard-links the files of shards on its file system, and copies those of shards on another' 'no /dev/shm on another file system than TMPDIR'
+fi
