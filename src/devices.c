@@ -317,6 +317,16 @@ static int gate(const struct cb_run_opts *o, const char *fail_set, struct cb_err
 	return CB_EXIT_GATE;
 }
 
+/* How a pass of shards can end short of the merge, worst first. */
+static const struct {
+	enum ended what;
+	int rc;
+	const char *why;
+} unfinished[] = {
+	{ ENDED_FAILED, CB_EXIT_FAIL, "failed; the others ran on" },
+	{ ENDED_STOPPED, CB_EXIT_STOPPED, "stopped at the deadline" },
+};
+
 int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err *err)
 {
 	struct cb_manifest m;
@@ -379,19 +389,14 @@ int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err 
 	}
 	if (run_pass(o, self, be.visibility_env, sp, n, 0, err) < 0)
 		goto out;
-	cb_buf_release(&which);
-	shards_with(sp, n, ENDED_FAILED, &which, &hits);
-	if (hits) {
-		cb_fail(err, "--devices: shard %s failed; the others ran on; continue with --resume", which.data);
-		rc = CB_EXIT_FAIL;
-		goto out;
-	}
-	cb_buf_release(&which);
-	shards_with(sp, n, ENDED_STOPPED, &which, &hits);
-	if (hits) {
-		cb_fail(err, "--devices: shard %s stopped at the deadline; continue with --resume", which.data);
-		rc = CB_EXIT_STOPPED;
-		goto out;
+	for (k = 0; k < sizeof(unfinished) / sizeof(unfinished[0]); k++) {
+		cb_buf_release(&which);
+		shards_with(sp, n, unfinished[k].what, &which, &hits);
+		if (hits) {
+			cb_fail(err, "--devices: shard %s %s; continue with --resume", which.data, unfinished[k].why);
+			rc = unfinished[k].rc;
+			goto out;
+		}
 	}
 	if (cb_merge(&(struct cb_merge_opts){ roots, n, o->output, o->quiet || o->json_progress, o->argc, o->argv }, err) < 0)
 		goto out;

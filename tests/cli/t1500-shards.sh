@@ -5,34 +5,11 @@
 # written), and a merged run equal to a serial run byte for byte in its
 # verdicts and matrix, which verify, reaccount and report read like any run.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/campaign.sh"
 
-D="$CALIBER_ROOT/tests/data/campaign-cpu"
-W="$CALIBER_ROOT/tests/workers"
-export D W
-
-setup='
-make_frozen() {
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null
-}
-run() {
-	sel=$1; out=$2; shift 2
-	TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
-		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "$CALIBER_ROOT/tests/backends" \
-		--python $PY $DIRTY "$@"
-}
-run_bg() {
-	sel=$1; out=$2; shift 2
-	TMPDIR=$T exec $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
-		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "$CALIBER_ROOT/tests/backends" \
-		--python $PY $DIRTY "$@"
-}
-make_all() {
-	make_frozen && run canary canary --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --selection all \
-		--canary-receipt canary/campaign.json >/dev/null
-}
+# shards SEL N PREFIX: shards 1..N of selection SEL into PREFIX1..PREFIXN;
+# shard_tasks ROOT: the tasks its campaign receipt names as its shard's.
+setup="$setup"'
 shards() {
 	sel=$1; n=$2; prefix=$3
 	for k in $(seq "$n"); do

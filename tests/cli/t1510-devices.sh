@@ -5,29 +5,21 @@
 # every shard, the merge at the end; a busy device refuses the batch before
 # anything is written; --resume and --json-progress.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/campaign.sh"
 
-D="$CALIBER_ROOT/tests/data/campaign-cpu"
-W="$CALIBER_ROOT/tests/workers"
-export D W
-
-setup='
-make_frozen() {
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null
-}
-run() {
+# dev OUT [ARGS...]: caliber run of the canary into OUT with the replay worker
+# (and the backends of $BACKENDS when set).
+setup="$setup"'
+dev() {
 	out=$1; shift
-	TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
-		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "${BACKENDS:-$CALIBER_ROOT/tests/backends}" \
-		--python $PY $DIRTY --worker "python3 $W/replay.py $D" "$@"
+	run canary $out --worker "python3 $W/replay.py $D" --backends "${BACKENDS:-$CALIBER_ROOT/tests/backends}" "$@"
 }
 '
 export setup
 
 test_expect_success 'one shard per device, in parallel, each pinned and preflighted on its device; merged, it is the serial run' '
-	eval "$setup" && make_frozen && run serial --quiet >/dev/null &&
-	run out --devices 0,1,2 >stdout 2>stderr &&
+	eval "$setup" && make_frozen && dev serial --quiet >/dev/null &&
+	dev out --devices 0,1,2 >stdout 2>stderr &&
 	for k in 1 2 3; do
 		d=$((k - 1))
 		grep -q "^shard $k/3 (device $d): preflight: device-count: ok (1 device visible with CALIBER_TEST_VISIBLE_DEVICES=$d)$" stdout &&
@@ -52,14 +44,14 @@ b = json.load(open(sys.argv[1]))
 b[\"list_processes\"] = [\"sh\", \"-c\", \"test ! -e \\\"\$0\\\" || echo pid 4242 python3\", sys.argv[2] + \"/busy-{device}\"]
 open(\"busy/cpu.json\", \"w\").write(json.dumps(b, indent=2))" "$CALIBER_ROOT/tests/backends/cpu.json" "$PWD" &&
 	touch busy-1 &&
-	set +e; BACKENDS=$PWD/busy run out --devices 0,1,2 >stdout 2>stderr; rc=$?; set -e &&
+	set +e; BACKENDS=$PWD/busy dev out --devices 0,1,2 >stdout 2>stderr; rc=$?; set -e &&
 	test $rc -eq 3 &&
 	grep -qx "shard 2/3 (device 1): preflight: device-idle: FAILED: other processes on the device: pid 4242 python3" stdout &&
 	grep -q "^shard 1/3 (device 0): preflight: device-idle: ok" stdout && grep -q "^shard 3/3 (device 2): preflight: device-idle: ok" stdout &&
 	tail -1 stderr >last &&
 	echo "caliber: run: --devices: the preflights of shard 2/3 (device 1, exit 3) refused the batch; nothing was written" >want &&
 	cmp want last && test ! -e out && test ! -e out.shards &&
-	rm busy-1 && BACKENDS=$PWD/busy run out --devices 0,1,2 --quiet && $CALIBER verify out >/dev/null
+	rm busy-1 && BACKENDS=$PWD/busy dev out --devices 0,1,2 --quiet && $CALIBER verify out >/dev/null
 '
 
 test_expect_success 'a bad device list, or --devices with --shard, is a usage error and writes nothing' '
@@ -70,28 +62,28 @@ test_expect_success 'a bad device list, or --devices with --shard, is a usage er
 		"gpu 1") printf "caliber: run: --devices: '"'"'gpu 1'"'"' is not a device (letters, digits and ._:- only)\n" >want ;;
 		*) printf "caliber: run: --devices: '"'"'%s'"'"' is not a comma-separated list of devices\n" "$l" >want ;;
 		esac
-		expect_refusal 2 want run out --devices "$l" || exit 1
+		expect_refusal 2 want dev out --devices "$l" || exit 1
 	done &&
 	echo "caliber: run: --devices deals the shards and pins their devices itself: no --shard with it" >want &&
-	expect_refusal 2 want run out --devices 0,1 --shard 1/2 &&
+	expect_refusal 2 want dev out --devices 0,1 --shard 1/2 &&
 	test ! -e out && test ! -e out.shards
 '
 
 test_expect_success '--resume: a shard already sealed is done, the others run, then the merge' '
-	eval "$setup" && make_frozen && run serial --quiet >/dev/null &&
-	run out.shards/1 --shard 1/2 --device 0 --quiet >/dev/null &&
-	run out --devices 0,1 --resume >stdout 2>&1 &&
+	eval "$setup" && make_frozen && dev serial --quiet >/dev/null &&
+	dev out.shards/1 --shard 1/2 --device 0 --quiet >/dev/null &&
+	dev out --devices 0,1 --resume >stdout 2>&1 &&
 	grep -qx "shard 1/2 (device 0): run: $PWD/out.shards/1 is already complete and sealed; nothing to resume" stdout &&
 	grep -qx "shard 2/2 (device 1): run: 2 tasks, sealed $PWD/out.shards/2" stdout &&
 	cmp serial/matrix.csv out/matrix.csv &&
-	run out --devices 0,1 --resume >stdout && grep -qx "run: $PWD/out is already complete and sealed; nothing to resume" stdout &&
+	dev out --devices 0,1 --resume >stdout && grep -qx "run: $PWD/out is already complete and sealed; nothing to resume" stdout &&
 	echo "caliber: run: --output-root @CWD@/out exists; with --devices it is written once, by the merge at the end" >want &&
-	expect_refusal 3 want run out --devices 0,1
+	expect_refusal 3 want dev out --devices 0,1
 '
 
 test_expect_success '--json-progress: every line is one JSON event, each naming its shard and device' '
 	eval "$setup" && make_frozen &&
-	run out --devices 0,1 --json-progress >events &&
+	dev out --devices 0,1 --json-progress >events &&
 	python3 - events <<-EOF
 	import json, sys
 	events = [json.loads(l) for l in open(sys.argv[1])]
