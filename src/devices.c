@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,17 @@
 #include "worker.h"
 
 extern char **environ;
+
+/* The signal (SIGINT, SIGTERM, SIGHUP) that asked this caliber to stop,
+ * 0 while none has: each shard runs in a process group of its own, so a
+ * Ctrl-C at the terminal reaches only this process, which passes it on. */
+static volatile sig_atomic_t stop_signal;
+
+/* The handler: note the signal; pump() passes it to the shards. */
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
 
 /* One shard's child and what it printed so far. */
 struct shard_proc {
@@ -174,11 +186,13 @@ static void flush_lines(const struct cb_run_opts *o, struct shard_proc *sp, int 
 
 /* Pump every child's stdout and stderr until all of them have exited;
  * sp[k].status receives each one's exit status (128 + signal when one is
- * killed). */
+ * killed). A stop signal to this process is passed on to every shard
+ * (SIGTERM to its process group), whose output is still shown. */
 static void pump(const struct cb_run_opts *o, struct shard_proc *sp, size_t n)
 {
 	struct pollfd *pf = calloc(2 * n, sizeof(*pf));
 	size_t left = n, k;
+	int passed_on = 0;
 	char buf[65536];
 
 	while (pf && left) {
@@ -196,6 +210,12 @@ static void pump(const struct cb_run_opts *o, struct shard_proc *sp, size_t n)
 		}
 		if (poll(pf, m, -1) < 0 && errno != EINTR)
 			break;
+		if (stop_signal && !passed_on) {
+			for (k = 0; k < n; k++)
+				if (sp[k].child.pid && sp[k].status < 0)
+					kill(-sp[k].child.pid, SIGTERM);
+			passed_on = 1;
+		}
 		for (k = 0; k < n; k++) {
 			int *fds[2] = { &sp[k].child.out_fd, &sp[k].child.err_fd };
 			int f;
@@ -317,6 +337,18 @@ static int gate(const struct cb_run_opts *o, const char *fail_set, struct cb_err
 	return CB_EXIT_GATE;
 }
 
+/* The signals that stop a run --devices, passed on to its shards. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* After a pass: whether a stop signal came, saying so in err. */
+static int interrupted(struct cb_err *err)
+{
+	if (!stop_signal)
+		return 0;
+	cb_fail(err, "--devices: stopped by signal %d, passed on to every shard; continue with --resume", (int)stop_signal);
+	return 1;
+}
+
 /* How a pass of shards can end short of the merge, worst first. */
 static const struct {
 	enum ended what;
@@ -335,8 +367,9 @@ int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err 
 	struct cb_buf which = CB_BUF_INIT;
 	const char **devs = NULL, **roots = NULL;
 	char *copy = NULL, *self = NULL, fail_set[8] = "";
+	struct sigaction sa, saved[sizeof(stop_signals) / sizeof(stop_signals[0])];
 	size_t n = 0, k, hits;
-	int rc = CB_EXIT_USAGE;
+	int rc = CB_EXIT_USAGE, handlers = 0;
 
 	memset(&m, 0, sizeof(m));
 	memset(&be, 0, sizeof(be));
@@ -374,8 +407,14 @@ int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err 
 		sp[k].resume = o->resume && cb_exists(sp[k].root);
 		roots[k] = sp[k].root;
 	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	for (k = 0; k < sizeof(stop_signals) / sizeof(stop_signals[0]); k++)
+		sigaction(stop_signals[k], &sa, &saved[k]);
+	handlers = 1;
 	/* Every device preflighted before any shard starts. */
-	if (run_pass(o, self, be.visibility_env, sp, n, 1, err) < 0)
+	if (run_pass(o, self, be.visibility_env, sp, n, 1, err) < 0 || interrupted(err))
 		goto out;
 	shards_with(sp, n, ENDED_NOT_OK, &which, &hits);
 	if (hits) {
@@ -387,7 +426,7 @@ int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err 
 		cb_fail(err, "--devices: the preflights of shard %s refused the batch; nothing was written", which.data);
 		goto out;
 	}
-	if (run_pass(o, self, be.visibility_env, sp, n, 0, err) < 0)
+	if (run_pass(o, self, be.visibility_env, sp, n, 0, err) < 0 || interrupted(err))
 		goto out;
 	for (k = 0; k < sizeof(unfinished) / sizeof(unfinished[0]); k++) {
 		cb_buf_release(&which);
@@ -400,8 +439,13 @@ int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err 
 	}
 	if (cb_merge(&(struct cb_merge_opts){ roots, n, o->output, o->quiet || o->json_progress, o->argc, o->argv }, err) < 0)
 		goto out;
+	if (o->json_progress)
+		cb_json_print_line(stdout, json_pack("{s:s, s:I, s:s}", "event", "merged", "shards", (json_int_t)n,
+						     "root", o->output));
 	rc = fail_set[0] ? gate(o, fail_set, err) : CB_EXIT_OK;
 out:
+	for (k = 0; handlers && k < sizeof(stop_signals) / sizeof(stop_signals[0]); k++)
+		sigaction(stop_signals[k], &saved[k], NULL);
 	for (k = 0; sp && k < n; k++) {
 		cb_child_release(&sp[k].child);
 		cb_buf_release(&sp[k].pending[0]);

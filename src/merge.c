@@ -23,6 +23,7 @@
 #include "seal.h"
 #include "shard.h"
 #include "sha.h"
+#include "walk.h"
 
 /* One shard given on the command line. */
 struct shard_in {
@@ -432,9 +433,38 @@ static int check_shards(struct merge *mg, struct cb_err *err)
 /* Copy shard k into the merged root while its seal is verified; then take
  * the digests of what was copied from that seal, and its SHA256SUMS as
  * shards/<K>/SHA256SUMS. */
+/* The folders of a shard's tasks/ and interrupted/ that hold nothing
+ * (listing is the verified tree, sorted, folders included): made in the
+ * merged root too, which links only files, so that it holds the shard's
+ * trees exactly. */
+static int empty_folders(struct merge *mg, const struct cb_tree *listing, struct cb_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < listing->n; i++) {
+		const char *rel = listing->v[i].rel;
+		size_t len = strlen(rel);
+		char *dst;
+		int rc, e;
+
+		if (listing->v[i].kind != CB_ENT_DIR ||
+		    (strncmp(rel, "tasks/", 6) != 0 && strncmp(rel, "interrupted/", 12) != 0) ||
+		    (i + 1 < listing->n && strncmp(listing->v[i + 1].rel, rel, len) == 0 && listing->v[i + 1].rel[len] == '/'))
+			continue;
+		dst = cb_strdupf("%s/%s/.", mg->tmp, rel);
+		rc = dst ? make_parent(dst) : -1;
+		e = dst ? errno : ENOMEM;
+		free(dst);
+		if (rc < 0)
+			return cb_fail(err, "%s/%s: cannot make the folder: %s", mg->tmp, rel, strerror(e));
+	}
+	return 0;
+}
+
 static int copy_shard(struct merge *mg, size_t k, struct cb_err *err)
 {
-	const struct cb_verify_observer obs = { copy_begin, copy_chunk, copy_end, mg, NULL };
+	struct cb_tree listing = { NULL, 0 };
+	const struct cb_verify_observer obs = { copy_begin, copy_chunk, copy_end, mg, &listing };
 	const struct shard_in *in = &mg->in[k];
 	char *src = cb_path_join(in->root, CB_SUMS_FILE), *dst = cb_strdupf("%s/shards/%zu/%s", mg->tmp, in->s.k, CB_SUMS_FILE);
 	char *buf = NULL;
@@ -454,11 +484,13 @@ static int copy_shard(struct merge *mg, size_t k, struct cb_err *err)
 		*err = mg->err;
 		goto out;
 	}
-	if (cb_read_file(src, &buf, &len, err) < 0 || add_known(mg, src, buf, len, in->s.k, err) < 0 ||
+	if (empty_folders(mg, &listing, err) < 0 || cb_read_file(src, &buf, &len, err) < 0 ||
+	    add_known(mg, src, buf, len, in->s.k, err) < 0 ||
 	    cb_write_atomic(dst, buf, len, 0444, err) < 0)
 		goto out;
 	rc = 0;
 out:
+	cb_tree_release(&listing);
 	free(buf);
 	free(src);
 	free(dst);

@@ -53,7 +53,7 @@ def load(p):
     return re.sub(r\"pid [0-9]+\", \"pid N\", json.dumps(j, sort_keys=True))
 assert load(sys.argv[1]) == load(sys.argv[2]), sys.argv[1]" serial/tasks/$t/task.json merged/tasks/$t/task.json || exit 1
 	done &&
-	test "$(ls merged/tasks)" = "$(ls serial/tasks)" &&
+	(cd serial && find tasks | sort) >a && (cd merged && find tasks | sort) >b && cmp a b &&
 	for k in 1 2 3 4; do cmp s$k/campaign.json merged/shards/$k/campaign.json && cmp s$k/SHA256SUMS merged/shards/$k/SHA256SUMS; done &&
 	$CALIBER verify merged >/dev/null
 '
@@ -196,3 +196,12 @@ if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" != "$(sta
 else
 	test_skip 'merge hard-links the files of shards on its file system, and copies those of shards on another' 'no /dev/shm on another file system than TMPDIR'
 fi
+
+test_expect_success 'a folder that holds nothing in a shard is in the merged run too' '
+	eval "$setup" && make_frozen && shards canary 2 s &&
+	chmod -R u+w s1 && rm s1/SHA256SUMS && mkdir -p s1/tasks/gain/cells/a-off/ir/EMPTY s1/interrupted/flat-1/cells &&
+	$CALIBER_TOOLS/cbtest seal s1 &&
+	$CALIBER merge s1 s2 --output-root merged --quiet &&
+	test -d merged/tasks/gain/cells/a-off/ir/EMPTY && test -z "$(ls merged/tasks/gain/cells/a-off/ir/EMPTY)" &&
+	test -d merged/interrupted/flat-1/cells && $CALIBER verify merged >/dev/null
+'

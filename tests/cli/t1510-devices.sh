@@ -84,13 +84,30 @@ test_expect_success '--resume: a shard already sealed is done, the others run, t
 test_expect_success '--json-progress: every line is one JSON event, each naming its shard and device' '
 	eval "$setup" && make_frozen &&
 	dev out --devices 0,1 --json-progress >events &&
-	python3 - events <<-EOF
+	python3 - events "$PWD" <<-EOF
 	import json, sys
 	events = [json.loads(l) for l in open(sys.argv[1])]
+	assert events[-1] == {"event": "merged", "shards": 2, "root": sys.argv[2] + "/out"}, events[-1]
+	events = events[:-1]
 	assert all(e["shard"] in ("1/2", "2/2") and e["device"] in ("0", "1") for e in events), events[:3]
 	assert sum(e["event"] == "sealed" for e in events) == 2
 	assert sum(e["event"] == "task-done" for e in events) == 5
 	assert {e["shard"] for e in events if e["event"] == "preflight"} == {"1/2", "2/2"}
 	EOF
 	$CALIBER verify out >/dev/null
+'
+
+test_expect_success 'a Ctrl-C (SIGINT) to caliber reaches every shard; --resume finishes the run' '
+	eval "$setup" && make_frozen && dev serial --quiet >/dev/null &&
+	{ TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
+		--build-root "$D/compiler" --corpus "$D/corpus" --output-root out --backends "$CALIBER_ROOT/tests/backends" \
+		--python $PY $DIRTY --worker "python3 $W/slow.py $D flat 20" --devices 0,1 >stdout 2>stderr & } &&
+	pid=$! && n=0 &&
+	while [ ! -f out.shards/1/tasks/gain/task.json ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done &&
+	test -f out.shards/1/tasks/gain/task.json &&
+	kill -INT $pid && set +e && wait $pid; rc=$?; set -e &&
+	test $rc -eq 1 &&
+	tail -1 stderr | grep -qx "caliber: run: --devices: stopped by signal 2, passed on to every shard; continue with --resume" &&
+	test ! -e out && test ! -e out.shards/1/SHA256SUMS &&
+	dev out --devices 0,1 --resume --quiet && cmp serial/matrix.csv out/matrix.csv
 '
