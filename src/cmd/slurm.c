@@ -1,6 +1,7 @@
 /* cmd/slurm.c: `caliber slurm`, a Slurm job array for the shards of a
  * frozen campaign and a merge job after it (SPEC section 16); the script
  * is slurm.h's. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ int cmd_slurm(int argc, char **argv, struct cb_err *err)
 	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL, *job = NULL;
 	const char *worker = NULL, *backends = NULL, *python = NULL, *isolate = NULL, *partition = NULL,
 		   *resource = "gpu";
-	long long shards = 0, parallel = 0;
+	long long shards = LLONG_MIN, parallel = 0;   /* LLONG_MIN: --shards not given */
 	int allow_dirty = 0, rc;
 	struct cb_args args = CB_ARGS_INIT;
 	const struct cb_opt opts[] = {
@@ -54,7 +55,7 @@ int cmd_slurm(int argc, char **argv, struct cb_err *err)
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	rc = CB_EXIT_USAGE;
-	if (!manifest || !matrix || !build_root || !corpus || !output || !shards || !job)
+	if (!manifest || !matrix || !build_root || !corpus || !output || shards == LLONG_MIN || !job)
 		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus, --output-root, --shards and -o are required");
 	else if (shards < 1 || parallel < 0)
 		cb_fail(err, "--%s: '%lld' is not a count >= 1", shards < 1 ? "shards" : "parallel",
