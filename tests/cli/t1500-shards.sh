@@ -148,7 +148,7 @@ test_expect_success 'merge refuses a missing, a repeated or a foreign shard, nam
 	test ! -e out
 '
 
-test_expect_success 'merge refuses a run that is no shard, an unsealed or altered shard, and an output that exists or lies in a run' '
+test_expect_success 'merge refuses a run that is no shard, an unsealed or altered shard, and an output that exists or lies in a sealed run, a shard too' '
 	eval "$setup" && make_frozen && shards canary 2 s &&
 	run canary serial --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	echo "caliber: merge: @CWD@/serial: not a shard: its campaign receipt names no shard (a run of the whole matrix)" >want &&
@@ -164,8 +164,10 @@ test_expect_success 'merge refuses a run that is no shard, an unsealed or altere
 	mkdir exists &&
 	echo "caliber: merge: --output-root @CWD@/exists exists; merge writes a new run root" >want &&
 	expect_refusal 1 want $CALIBER merge s1 s2 --output-root exists && expect_empty exists &&
-	echo "caliber: merge: --output-root @CWD@/serial/merged is inside a sealed run" >want &&
+	echo "caliber: merge: --output-root @CWD@/serial/merged: inside the sealed run @CWD@/serial (a sealed run is never written to)" >want &&
 	expect_refusal 1 want $CALIBER merge s1 s2 --output-root serial/merged &&
+	echo "caliber: merge: --output-root @CWD@/s2/tasks/merged: inside the sealed run @CWD@/s2 (a sealed run is never written to)" >want &&
+	expect_refusal 1 want $CALIBER merge s1 s2 --output-root s2/tasks/merged &&
 	echo "caliber: merge: --output-root is required" >want &&
 	expect_refusal 2 want $CALIBER merge s1 s2 &&
 	$CALIBER merge --help | grep -q "^usage: caliber merge SHARD_ROOT... --output-root DIR"
