@@ -6,7 +6,10 @@
 #           (the fuzz test of the inventory reader), the openssl command
 #           (keys for the signed-seal tests) and git
 #   --ci:   also clang (libFuzzer targets), chromium and python3-pil (the
-#           report's browser test renders its HTML and reads the screenshot)
+#           report's browser test renders its HTML and reads the screenshot),
+#           and Slurm with what its accounting needs (tests/slurm/run.sh
+#           starts a one-node cluster: slurm-wlm, slurmdbd, munge,
+#           mariadb-server)
 set -eu
 
 missing=""
@@ -37,6 +40,10 @@ if [ "${1:-}" = "--ci" ]; then
 	need_cmd chromium chromium
 	{ python3 -c 'import PIL' || /usr/bin/python3 -c 'import PIL'; } >/dev/null 2>&1 ||
 		missing="$missing python3-pil"
+	need_cmd slurmctld slurm-wlm
+	need_cmd slurmdbd slurmdbd
+	need_cmd munged munge
+	need_cmd mariadbd mariadb-server
 fi
 
 if [ -z "$missing" ]; then

@@ -135,6 +135,22 @@ static int backend_command(struct cb_preflight *pf, const char *const *cmd, long
 	return rc;
 }
 
+/* With --shard, binding also deals the matrix: the shard must hold a
+ * task, and the line says which. */
+static int shard_of_matrix(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
+{
+	json_t *tasks = cb_shard_tasks(json_object_get(pf->matrix, "tasks"), pf->shard, err);
+	char name[32];
+
+	cb_shard_name(pf->shard, name);
+	if (!tasks)
+		return cb_prefix(err, "--shard %s", name);
+	cb_buf_addf(ok, "; shard %s: %zu of %zu tasks", name, json_array_size(tasks),
+		    json_array_size(json_object_get(pf->matrix, "tasks")));
+	json_decref(tasks);
+	return 0;
+}
+
 static int check_binding(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	const char *files[] = { pf->manifest_path, pf->matrix_path, NULL };
@@ -159,7 +175,7 @@ static int check_binding(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 	free(inv);
 	cb_buf_addf(ok, "matrix bound to manifest sha256 %.12s and inventory sha256 %.12s, read-only",
 		    pf->w->m->sha256, cb_json_str(pf->matrix, "inventory_sha256"));
-	return 0;
+	return pf->shard && pf->shard->n ? shard_of_matrix(pf, ok, err) : 0;
 }
 
 /* What of caliber's own tree decides what a cell runs: the sources of the
@@ -666,6 +682,8 @@ static int check_output_root(struct cb_preflight *pf, struct cb_buf *ok, struct 
 		x = cb_path_join(root, "task-matrix.json");
 		if (!m || !x || !cb_is_dir(root) || !same_file(m, pf->manifest_path) || !same_file(x, pf->matrix_path))
 			rc = cb_fail(err, "--resume: %s is not a run of this manifest and matrix", root);
+		else if (cb_shard_check_resume(root, pf->shard ? pf->shard : &(struct cb_shard){ 0, 0 }, err) < 0)
+			rc = -1;
 		else
 			cb_buf_addf(ok, "%s resumes a run of this manifest and matrix", root);
 		free(m);

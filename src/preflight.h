@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "caliber.h"
+#include "shard.h"
 #include "worker.h"
 
 struct cb_preflight {
@@ -19,6 +20,7 @@ struct cb_preflight {
 	const char *manifest_path;      /* FROZEN/manifest.json */
 	const char *output_root;
 	const char *python;             /* interpreter for imports and targets */
+	const struct cb_shard *shard;   /* the shard to run (NULL or n 0: the whole matrix) */
 	int resume;
 	int allow_dirty_harness;
 	int json;                       /* print each check as a JSON Lines event */

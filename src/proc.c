@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,6 +14,23 @@
 #include <unistd.h>
 
 #include "buf.h"
+
+char *cb_self_exe(struct cb_err *err)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *s;
+
+	if (n <= 0) {
+		cb_fail(err, "cannot find the caliber binary (/proc/self/exe): %s", strerror(errno));
+		return NULL;
+	}
+	exe[n] = '\0';
+	s = strdup(exe);
+	if (!s)
+		cb_fail(err, "out of memory");
+	return s;
+}
 
 long long cb_mono_ms(void)
 {

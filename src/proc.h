@@ -60,6 +60,11 @@ long long cb_mono_ns_since(const struct timespec *t0);
 int cb_run_capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
 		   char **errout, int *status, struct cb_err *err);
 
+/* The absolute path of the running caliber binary (/proc/self/exe), for
+ * commands that start caliber again (run --devices) or write scripts that
+ * do (slurm). Caller frees. */
+char *cb_self_exe(struct cb_err *err);
+
 /* "exited with status 3" / "killed by signal 9" for a waitpid status. */
 void cb_describe_status(int status, char *out, size_t cap);
 

@@ -345,7 +345,8 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 			  (json_int_t)(cb_mono_ms() - t0) * 1000000);
 	if (cb_task_account(dir, w->id, m, m->launch_floor, NULL, &acc, err) < 0)
 		goto out;
-	rc = cb_task_receipt_write(dir, i, w->op, m, m->launch_floor, &acc, extra, res, err);
+	rc = cb_task_receipt_write(dir, (size_t)cb_json_int(task, "index", (json_int_t)i), w->op, m, m->launch_floor,
+				   &acc, extra, res, err);
 	cb_task_account_release(&acc);
 	if (rc < 0)
 		goto out;
@@ -499,11 +500,13 @@ out:
 	return rc;
 }
 
-/* run.json: how this run was started and resumed (sealed with it). */
-static int record_invocation(const char *root, int argc, char **argv, int resume, struct cb_err *err)
+/* run.json: how this run was started and resumed (sealed with it), and
+ * the shard each invocation ran ("K/N"; NULL: the whole matrix). */
+static int record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
+			     struct cb_err *err)
 {
 	char *path = cb_path_join(root, "run.json"), now[32];
-	json_t *j = NULL, *args = json_array();
+	json_t *j = NULL, *args = json_array(), *inv;
 	int i, rc;
 
 	cb_now_utc(now);
@@ -515,9 +518,11 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 		j = cb_receipt_new("caliber.run/1");
 		json_object_set_new(j, "invocations", json_array());
 	}
-	json_array_append_new(json_object_get(j, "invocations"),
-			      json_pack("{s:s, s:o, s:b, s:s, s:s}", "started", now, "argv", args, "resume", resume,
-					"caliber_version", cb_version(), "caliber_commit", cb_commit()));
+	inv = json_pack("{s:s, s:o, s:b, s:s, s:s}", "started", now, "argv", args, "resume", resume, "caliber_version",
+			cb_version(), "caliber_commit", cb_commit());
+	if (shard)
+		json_object_set_new(inv, "shard", json_string(shard));
+	json_array_append_new(json_object_get(j, "invocations"), inv);
 	rc = path ? cb_receipt_write(path, j, err) : cb_fail(err, "out of memory");
 	json_decref(j);
 	free(path);
@@ -536,8 +541,9 @@ static json_t *timer_json(const struct cb_manifest *m)
 	return t;
 }
 
+/* The campaign receipt; a shard's also names its shard (shard.h). */
 static int write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
-			  const char *selection, struct cb_err *err)
+			  const char *selection, const struct cb_shard *shard, struct cb_err *err)
 {
 	const struct cb_manifest *m = rn->ctx.m;
 	char *path = cb_path_join(rn->root, "campaign.json"), *mx = cb_path_join(rn->root, "task-matrix.json");
@@ -555,7 +561,9 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	}
 	for (i = 0; i < rn->ctx.nplugins; i++)
 		json_array_append_new(plan, json_string(rn->ctx.plugins[i]));
-	if (!mx || cb_sha256_file(mx, msha, err) < 0) {
+	if (!path || !mx || cb_sha256_file(mx, msha, err) < 0) {
+		if (!path || !mx)
+			cb_fail(err, "out of memory");
 		free(path);
 		free(mx);
 		json_decref(j);
@@ -590,7 +598,13 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	json_object_set_new(j, "finished", json_string(now));
 	json_object_set_new(j, "verdicts", counts);
 	json_object_set_new(j, "tasks", tasks);
-	rc = path ? cb_receipt_write(path, j, err) : cb_fail(err, "out of memory");
+	rc = 0;
+	if (shard->n) {
+		json_t *sh = cb_shard_receipt(shard, rn->tasks, rn->root, err);
+		rc = sh ? json_object_set_new(j, "shard", sh) : -1;
+	}
+	if (rc == 0)
+		rc = cb_receipt_write(path, j, err);
 	json_decref(j);
 	free(path);
 	free(mx);
@@ -656,7 +670,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	struct cb_preflight pf;
 	struct cb_task_result *res = NULL;
 	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
-	char fail_set[8] = "", digest[CB_SHA256_HEX];
+	char fail_set[8] = "", digest[CB_SHA256_HEX], shard[32];
+	json_t *dealt = NULL;
 	size_t i, first = 0;
 	int c, rc;
 
@@ -696,6 +711,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	pf.python = o->python;
 	pf.resume = o->resume;
 	pf.allow_dirty_harness = o->allow_dirty;
+	pf.shard = &o->shard;
 	pf.json = rn.progress == PROGRESS_JSON;
 	if (cb_preflight_run(&pf, stdout) > 0) {
 		cb_fail(err, "preflight refused the batch: %zu check%s failed (%s); nothing was written", pf.failed,
@@ -703,9 +719,21 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		rc = CB_EXIT_PREFLIGHT;
 		goto out;
 	}
+	if (o->preflight_only) {
+		rc = CB_EXIT_OK;
+		goto out;
+	}
 
 	rn.root = output;
 	rn.tasks = json_object_get(pf.matrix, "tasks");
+	if (o->shard.n) {
+		cb_shard_name(&o->shard, shard);
+		if (!(dealt = cb_shard_tasks(rn.tasks, &o->shard, err))) {
+			cb_prefix(err, "--shard %s", shard);
+			goto out;
+		}
+		rn.tasks = dealt;
+	}
 	rn.ntasks = json_array_size(rn.tasks);
 	res = calloc(rn.ntasks ? rn.ntasks : 1, sizeof(*res));
 	if (!res)
@@ -716,7 +744,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	} else if (prepare_resume(&rn, &first, res, err) < 0) {
 		goto out;
 	}
-	if (record_invocation(output, o->argc, o->argv, o->resume, err) < 0)
+	if (record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
 		rn.procs[c].cell = &m.cells[c];
@@ -736,7 +764,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_stop(&rn.procs[c]);
-	if (write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), err) < 0 ||
+	if (write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), &o->shard, err) < 0 ||
 	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
 	    cb_seal_digest(output, digest, err) < 0)
 		goto out;
@@ -762,6 +790,7 @@ out:
 	for (i = 0; res && i < rn.ntasks; i++)
 		cb_task_result_release(&res[i]);
 	free(res);
+	json_decref(dealt);
 	cb_worker_ctx_release(&rn.ctx);
 	json_decref(pf.matrix);
 	json_decref(pf.results);

@@ -5,6 +5,7 @@
 #define CB_RUNNER_H
 
 #include "caliber.h"
+#include "shard.h"
 
 /* What a run is asked to do: the command line of `caliber run`, with every
  * path absolute. Strings are borrowed. */
@@ -24,10 +25,12 @@ struct cb_run_opts {
 	int argc;                          /* the command line, recorded in run.json */
 	char **argv;
 	const char *sign_key;              /* Ed25519 private key (PEM) that signs the seal, or NULL */
+	struct cb_shard shard;             /* run only this shard of the matrix (n 0: all of it) */
+	int preflight_only;                /* stop after the preflights, writing nothing */
 };
 
 /* Run (or resume) the campaign: preflights (refused: exit 3, nothing
- * written), every task not done yet, the campaign receipt, the verdict
+ * written; with preflight_only the end, exit 0), every task not done yet, the campaign receipt, the verdict
  * matrix and the seal. Returns the exit status (caliber.h): 0 for a sealed
  * run, 4 when the deadline stopped it, 5 when --fail-on matched, 2 for a
  * bad --fail-on or --deadline, 1 with err filled on failure. */

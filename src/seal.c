@@ -66,6 +66,7 @@ struct hash_job {
 	const char *root;
 	const struct cb_tree *t;
 	const struct cb_verify_observer *obs;  /* NULL: none */
+	const struct cb_known_digests *known;  /* NULL: none */
 	char (*hex)[CB_SHA256_HEX];
 	atomic_size_t next;
 	atomic_int failed;
@@ -111,9 +112,15 @@ static void *hash_worker(void *arg)
 		const struct cb_entry *e = &job->t->v[i];
 		char *abs;
 
+		const char *known;
+
 		job->hex[i][0] = '\0';
 		if (e->kind != CB_ENT_FILE || is_sums(e->rel))
 			continue;
+		if (job->known && (known = job->known->digest(e->rel, job->known->ctx)) != NULL) {
+			memcpy(job->hex[i], known, CB_SHA256_HEX);
+			continue;
+		}
 		abs = cb_path_join(job->root, e->rel);
 		if (!abs || hash_file(abs, e->rel, job->obs, job->hex[i], &err) < 0) {
 			if (!abs)
@@ -131,11 +138,11 @@ static void *hash_worker(void *arg)
 }
 
 /* hex[i] = SHA-256 of t->v[i] for every regular file but SHA256SUMS (empty
- * string for the rest), each file shown to obs (may be NULL) as it is read.
- * Caller frees *hex. */
-static int hash_tree(const char *root, const struct cb_tree *t,
-		     const struct cb_verify_observer *obs, char (**hex)[CB_SHA256_HEX],
-		     struct cb_err *err)
+ * string for the rest), each file shown to obs (may be NULL) as it is read,
+ * the digests known gives (may be NULL) taken as they are. Caller frees
+ * *hex. */
+static int hash_tree(const char *root, const struct cb_tree *t, const struct cb_verify_observer *obs,
+		     const struct cb_known_digests *known, char (**hex)[CB_SHA256_HEX], struct cb_err *err)
 {
 	struct hash_job job;
 
@@ -145,6 +152,7 @@ static int hash_tree(const char *root, const struct cb_tree *t,
 	job.root = root;
 	job.t = t;
 	job.obs = obs;
+	job.known = known;
 	job.hex = *hex;
 	atomic_init(&job.next, 0);
 	atomic_init(&job.failed, 0);
@@ -312,7 +320,10 @@ int cb_seal(const char *root, struct cb_err *err)
 	return cb_seal_signed(root, NULL, err);
 }
 
-int cb_seal_signed(const char *root, const char *key_path, struct cb_err *err)
+/* The seal of root, signed with key_path (NULL: not signed), the digests
+ * known gives (NULL: none) taken instead of read. */
+static int seal_tree(const char *root, const char *key_path, const struct cb_known_digests *known,
+		     struct cb_err *err)
 {
 	struct cb_tree t;
 	char (*hex)[CB_SHA256_HEX] = NULL, **dirs = NULL;
@@ -321,13 +332,23 @@ int cb_seal_signed(const char *root, const char *key_path, struct cb_err *err)
 
 	if (cb_walk(root, NULL, CB_WALK_DIRS, &t, err) < 0)
 		return cb_prefix(err, "seal");
-	if (sealable(root, &t, &nfiles, &dirs, &ndirs, err) == 0 && hash_tree(root, &t, NULL, &hex, err) == 0 &&
+	if (sealable(root, &t, &nfiles, &dirs, &ndirs, err) == 0 && hash_tree(root, &t, NULL, known, &hex, err) == 0 &&
 	    write_seal_files(root, &t, hex, nfiles, dirs, ndirs, key_path, err) == 0)
 		rc = make_read_only(root, err);
 	cb_strv_free(dirs, ndirs);
 	free(hex);
 	cb_tree_release(&t);
 	return rc;
+}
+
+int cb_seal_signed(const char *root, const char *key_path, struct cb_err *err)
+{
+	return seal_tree(root, key_path, NULL, err);
+}
+
+int cb_seal_known(const char *root, const struct cb_known_digests *known, struct cb_err *err)
+{
+	return seal_tree(root, NULL, known, err);
 }
 
 int cb_seal_finish(const char *root, struct cb_err *err)
@@ -441,7 +462,7 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 	memset(rep, 0, sizeof(*rep));
 	if (read_sums(root, &sums, rep, err) < 0)
 		return -1;
-	if (cb_walk(root, NULL, CB_WALK_DIRS, &t, err) < 0 || hash_tree(root, &t, obs, &hex, err) < 0) {
+	if (cb_walk(root, NULL, CB_WALK_DIRS, &t, err) < 0 || hash_tree(root, &t, obs, NULL, &hex, err) < 0) {
 		cb_tree_release(&t);
 		cb_sums_release(&sums);
 		return -1;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "devices.h"
 #include "opts.h"
 #include "runner.h"
 #include "sign.h"
@@ -25,6 +26,12 @@ static const char run_about[] =
 	"The seal's own digest (SHA-256 of SHA256SUMS) is printed at the end; with\n"
 	"--sign-key KEY.pem (Ed25519, `openssl genpkey -algorithm ed25519`) the seal\n"
 	"is signed into SHA256SUMS.sig, which `caliber verify --key PUB.pem` checks.\n"
+	"--shard K/N runs only shard K of N into its own sealed run root (tasks dealt\n"
+	"by budget_s, longest first, onto the least-loaded shard, ties by matrix\n"
+	"order); caliber merge joins the shards. --devices LIST runs one shard per\n"
+	"listed device in parallel, each a caliber run of its own pinned through the\n"
+	"backend's visibility variable and preflighted on its device (all before any\n"
+	"starts), into OUTPUT.shards/<K>, and merges them into --output-root.\n"
 	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
 	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
 
@@ -33,9 +40,9 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	struct cb_run_opts o;
 	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL;
 	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
-	const char *fail_on = NULL, *deadline = NULL, *sign_key = NULL;
+	const char *fail_on = NULL, *deadline = NULL, *sign_key = NULL, *shard = NULL, *devices = NULL;
 	long long stop_after = 0;
-	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0;
+	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0;
 	struct cb_args args = CB_ARGS_INIT;
 	int rc;
 	const struct cb_opt opts[] = {
@@ -49,6 +56,9 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing that would end S seconds after the start" },
 		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
 		{ "isolate", CB_OPT_STR, &isolate, "task", "a fresh worker per task, cell and phase" },
+		{ "shard", CB_OPT_STR, &shard, "K/N", "run only shard K of N (tasks dealt by budget, longest first)" },
+		{ "devices", CB_OPT_STR, &devices, "LIST", "one shard per device (e.g. 0,1,2,3), in parallel, then merge" },
+		{ "preflight-only", CB_OPT_FLAG, &preflight_only, NULL, "run the preflights and stop (exit 0 or 3), writing nothing" },
 		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task gets one of these (e.g. K,R,X)" },
 		{ "backends", CB_OPT_PATH, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
 		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable (default: manifest uuid, else 0)" },
@@ -73,11 +83,19 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	} else if (sign_key && cb_sign_key_check(sign_key, err) < 0) {
 		/* A key that cannot sign is found before the campaign, not after it. */
 		cb_prefix(err, "--sign-key");
+	} else if (devices && (shard || device || preflight_only)) {
+		cb_fail(err, "--devices deals the shards and pins their devices itself: no --%s with it",
+			shard ? "shard" : device ? "device" : "preflight-only");
+	} else if (devices && sign_key) {
+		cb_fail(err, "--devices: merge does not sign; sign the shards (run --shard K/N --sign-key) and merge them");
 	} else {
 		o = (struct cb_run_opts){ manifest, matrix, build_root, corpus, output, worker, backends, device, python,
 					  fail_on, deadline, stop_after, isolate != NULL, resume, quiet, json_progress,
-					  allow_dirty, argc, argv, sign_key };
-		rc = cb_run(&o, err);
+					  allow_dirty, argc, argv, sign_key, { 0, 0 }, preflight_only };
+		if (devices)
+			rc = cb_run_devices(&o, devices, err);
+		else if (!shard || cb_shard_parse(shard, "--shard", &o.shard, err) == 0)
+			rc = cb_run(&o, err);
 	}
 	cb_args_release(&args);
 	return rc;

@@ -1,0 +1,47 @@
+/* cmd/merge.c: `caliber merge SHARD... --output-root DIR`, sealed shards
+ * of one frozen campaign joined into one sealed run (SPEC section 16); the
+ * work is merge.h's. */
+#include "cmd.h"
+#include "merge.h"
+#include "opts.h"
+
+static const char merge_about[] =
+	"Join the sealed shards of one frozen campaign (caliber run --shard K/N)\n"
+	"into one sealed run root. Before anything is written, every shard must be\n"
+	"sealed and complete, from the same manifest and task matrix (by hash),\n"
+	"given once, holding the tasks the matrix deals it, and none of 1..N may be\n"
+	"missing; --output-root must not exist. Each shard's seal is verified in\n"
+	"the read that copies it. The merged run holds every task as its shard\n"
+	"wrote it, shards/<K>/ with each shard's campaign.json, run.json and\n"
+	"SHA256SUMS, a campaign receipt naming every shard with its host, device\n"
+	"and times, and the verdict matrix a serial run of the matrix gives; then\n"
+	"it is sealed. verify, reaccount and report read it like any run.\n"
+	"Exit status: 0 when merged and sealed; 1 when refused (nothing written).";
+
+int cmd_merge(int argc, char **argv, struct cb_err *err)
+{
+	const char *output = NULL;
+	int quiet = 0;
+	struct cb_args args = CB_ARGS_INIT;
+	const struct cb_opt opts[] = {
+		{ "output-root", CB_OPT_PATH, &output, "DIR", "the merged run root to create (required)" },
+		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "no progress output" },
+		{ NULL, 0, NULL, NULL, NULL }
+	};
+	const struct cb_cmd_spec spec = { "merge", "SHARD_ROOT... --output-root DIR", merge_about, opts, 1,
+					  (size_t)-1 };
+	struct cb_merge_opts o;
+	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
+
+	if (rc)
+		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+	if (!output) {
+		cb_fail(err, "--output-root is required");
+		rc = CB_EXIT_USAGE;
+	} else {
+		o = (struct cb_merge_opts){ args.pos, args.npos, output, quiet, argc, argv };
+		rc = cb_merge(&o, err) < 0 ? CB_EXIT_FAIL : CB_EXIT_OK;
+	}
+	cb_args_release(&args);
+	return rc;
+}
