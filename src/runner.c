@@ -28,6 +28,7 @@
 #include "runner.h"
 #include "seal.h"
 #include "sign.h"
+#include "tidy.h"
 #include "topology.h"
 #include "worker.h"
 
@@ -469,16 +470,17 @@ static int make_skeleton(const char *manifest, const char *matrix, const char *o
 	char *inv = cb_strdupf("%.*s/%s", (int)(slash - matrix), matrix, CB_FROZEN_INVENTORY);
 	char *tmp = cb_strdupf("%s.tmp.XXXXXX", output);
 	struct cb_err ignored;
-	int rc = -1;
+	int rc = -1, lock = -1;
 
 	if (!inv || !tmp) {
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (cb_guard_mkdir_parent(&(struct cb_guard){ "--output-root", NULL, NULL }, output, 0755, err) < 0)
+	if (cb_guard_mkdir_parent(&(struct cb_guard){ "--output-root", NULL, NULL }, output, 0755, err) < 0 ||
+	    cb_remove_abandoned_temps(output, err) < 0)
 		goto out;
-	if (!mkdtemp(tmp)) {
-		cb_fail(err, "%s: cannot create the run root: %s", output, strerror(errno));
+	if (cb_mkdtemp_locked(tmp, &lock, err) < 0) {
+		cb_prefix(err, "%s: cannot create the run root", output);
 		free(tmp);
 		tmp = NULL;
 		goto out;
@@ -494,13 +496,18 @@ static int make_skeleton(const char *manifest, const char *matrix, const char *o
 out:
 	if (rc < 0 && tmp)
 		cb_rm_rf(tmp, &ignored);
+	if (lock >= 0)
+		close(lock);
 	free(inv);
 	free(tmp);
 	return rc;
 }
 
-/* run.json: how this run was started and resumed (sealed with it). */
-static int record_invocation(const char *root, int argc, char **argv, int resume, struct cb_err *err)
+/* run.json: how this run was started and resumed (sealed with it), with
+ * this invocation's scratch folder (so that a resume after a kill removes
+ * it) and what a resume tidied (tidy.h). */
+static int record_invocation(const char *root, int argc, char **argv, int resume, const char *scratch,
+			     json_t *tidied, struct cb_err *err)
 {
 	char *path = cb_path_join(root, "run.json"), now[32];
 	json_t *j = NULL, *args = json_array();
@@ -516,8 +523,9 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 		json_object_set_new(j, "invocations", json_array());
 	}
 	json_array_append_new(json_object_get(j, "invocations"),
-			      json_pack("{s:s, s:o, s:b, s:s, s:s}", "started", now, "argv", args, "resume", resume,
-					"caliber_version", cb_version(), "caliber_commit", cb_commit()));
+			      json_pack("{s:s, s:o, s:b, s:s, s:s, s:s, s:O}", "started", now, "argv", args, "resume", resume,
+					"caliber_version", cb_version(), "caliber_commit", cb_commit(), "scratch", scratch,
+					"tidied", tidied));
 	rc = path ? cb_receipt_write(path, j, err) : cb_fail(err, "out of memory");
 	json_decref(j);
 	free(path);
@@ -640,6 +648,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	struct cb_task_result *res = NULL;
 	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
 	char fail_set[8] = "", digest[CB_SHA256_HEX];
+	json_t *tidied = json_array();
 	size_t i, first = 0;
 	int c, rc;
 
@@ -696,10 +705,14 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	if (!o->resume) {
 		if (make_skeleton(manifest, matrix, output, err) < 0)
 			goto out;
-	} else if (prepare_resume(&rn, &first, res, err) < 0) {
+	} else if (!tidied || cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0 ||
+		   prepare_resume(&rn, &first, res, err) < 0) {
 		goto out;
 	}
-	if (record_invocation(output, o->argc, o->argv, o->resume, err) < 0)
+	for (i = 0; i < json_array_size(tidied); i++)
+		note(&rn, json_pack("{s:s, s:s}", "event", "resume-tidied", "what", json_string_value(json_array_get(tidied, i))),
+		     "resume: %s", json_string_value(json_array_get(tidied, i)));
+	if (record_invocation(output, o->argc, o->argv, o->resume, rn.ctx.scratch, tidied, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
 		rn.procs[c].cell = &m.cells[c];
@@ -748,6 +761,7 @@ out:
 	cb_worker_ctx_release(&rn.ctx);
 	json_decref(pf.matrix);
 	json_decref(pf.results);
+	json_decref(tidied);
 	cb_backend_release(&backend);
 	cb_manifest_release(&m);
 	return rc;

@@ -18,7 +18,25 @@ path of the runner:
     kill_runner.py DATA K [TASK SECONDS]
                                    SIGKILLs caliber (its parent) when the baseline's worker gets
                                    its K-th request (K = 0: when that worker's stdin ends, after
-                                   the last task); optionally slow as above
+                                   the last task), leaving its pid in kill_runner.pid of that
+                                   request's cell folder; optionally slow as above (when the K-th
+                                   request is the slow one, it then sleeps at once, silently, as
+                                   a worker hung in a kernel would)
+
+The hostile ones break the rules of a worker in the candidate's round a of
+TASK; caliber must survive each with that cell a harness failure (or a
+timeout) and every other task unaffected:
+
+    closefds.py DATA TASK          closes its stdout, stderr and reply fd, then runs on
+    extrareply.py DATA TASK        replies twice (an extra "passed") in one write
+    stalereply.py DATA TASK        sends its reply again a second later, before the next request
+    wrongid.py DATA TASK           echoes another request's id
+    noid.py DATA TASK              replies without an id
+    endless.py DATA TASK           writes a reply that never ends (no newline)
+    flood.py DATA TASK MIB         prints MIB MiB to stdout, then answers as recorded
+    plantlink.py DATA TASK [kill]  leaves a symlink, a FIFO and a link whose name is not UTF-8 in
+                                   its cell folder (and with
+                                   kill, SIGKILLs caliber before it replies)
 
 Like the real worker session (caliber_pytest.session) they serve each request
 from the cell's private working directory CALIBER_WORK_DIR, so a relative path
@@ -105,6 +123,19 @@ def handle(request, data, misbehave):
         os.kill(os.getpid(), signal.SIGSEGV)
     if misbehave.get("slow") == (task, "correctness", role):
         time.sleep(misbehave["seconds"])
+    if misbehave.get("closefds") == here:
+        for fd in (1, 2, int(os.environ.get("CALIBER_REPLY_FD", "3"))):
+            os.close(fd)
+        time.sleep(3600)
+    if misbehave.get("endless") == here:
+        chunk = b"x" * 65536
+        while True:
+            os.write(int(os.environ.get("CALIBER_REPLY_FD", "3")), chunk)
+    if misbehave.get("flood") == here:
+        line = "flood " + "y" * 1017 + "\n"
+        for _ in range(misbehave["mib"] * 1024):
+            sys.stdout.write(line)
+        sys.stdout.flush()
     if env["CALIBER_AUTOTUNE_MODE"] == "record":
         with open(env["CALIBER_AUTOTUNE_FILE"], "w") as f:
             f.write(json.dumps({"kernel": f"ops:{task}", "key": "(4096,)", "config": {"kwargs": {"BLOCK": 128},
@@ -123,6 +154,12 @@ def handle(request, data, misbehave):
         os.makedirs(os.path.join(cell_dir, "ir", "STRAYVARIANT"), exist_ok=True)
         with open(os.path.join(cell_dir, "ir", "STRAYVARIANT", "stray.ttgir"), "w") as f:
             f.write("module {\n}\n")
+    if misbehave.get("plantlink") == here:
+        os.symlink("/etc/passwd", os.path.join(cell_dir, "ir", "planted"))
+        os.mkfifo(os.path.join(cell_dir, "planted.fifo"))
+        os.symlink(b"planted.fifo", os.path.join(os.fsencode(cell_dir), b"not-utf8-\xff"))
+        if misbehave.get("kill_after_plant"):
+            os.kill(os.getppid(), signal.SIGKILL)
     return 0
 
 
@@ -144,27 +181,65 @@ def main(misbehave_kind=None):
         task = sys.argv[2]
         role = {"crash": "control"}.get(misbehave_kind, "candidate")
         misbehave[misbehave_kind] = (task, "a", role)
+        if misbehave_kind == "flood":
+            misbehave["mib"] = int(sys.argv[3])
+        misbehave["kill_after_plant"] = sys.argv[3:] == ["kill"]
     seen = []
 
     def answer(request):
-        if request["env"]["CALIBER_ROLE"] == "baseline":
+        env = request["env"]
+        if env["CALIBER_ROLE"] == "baseline":
             seen.append(request)
             if len(seen) == misbehave.get("kill_at"):
+                os.makedirs(env["CALIBER_CELL_DIR"], exist_ok=True)
+                with open(os.path.join(env["CALIBER_CELL_DIR"], "kill_runner.pid"), "w") as f:
+                    f.write(f"{os.getpid()}\n")
                 os.kill(os.getppid(), signal.SIGKILL)
+                if misbehave.get("slow") == (env["CALIBER_TASK"], env["CALIBER_PHASE"], "baseline"):
+                    time.sleep(misbehave["seconds"])
         return handle(request, data, misbehave)
 
-    serve(answer)
+    def send(request, text, write):
+        """The reply as the hostile modes mangle it (else as it is)."""
+        env = request["env"]
+        if misbehave_kind not in REPLY_MODES or misbehave[misbehave_kind] != \
+                (env["CALIBER_TASK"], env["CALIBER_PHASE"], env["CALIBER_ROLE"]):
+            write(text)
+            return
+        reply = json.loads(text)
+        if misbehave_kind == "extrareply":
+            write(text + json.dumps(dict(reply, exit=0)) + "\n")
+        elif misbehave_kind == "stalereply":
+            write(text)
+            time.sleep(1)
+            write(text)
+        elif misbehave_kind == "wrongid":
+            write(json.dumps(dict(reply, id=f"{reply.get('id')}0")) + "\n")
+        else:
+            reply.pop("id", None)
+            write(json.dumps(reply) + "\n")
+
+    serve(answer, send)
     if misbehave.get("kill_at") == 0 and seen:
         os.kill(os.getppid(), signal.SIGKILL)
     return 0
 
 
-def serve(answer):
+# The hostile modes that break the reply rather than the work.
+REPLY_MODES = ("extrareply", "stalereply", "wrongid", "noid")
+
+
+def serve(answer, send=None):
     """The session loop: each request answered from its cell's private working
     directory (CALIBER_WORK_DIR of the worker's environment), as the real
-    session runs pytest there."""
-    reply = os.fdopen(int(os.environ.get("CALIBER_REPLY_FD", "3")), "w", buffering=1)
+    session runs pytest there. The reply echoes the request's id (with task
+    and phase); send(request, text, write), when given, writes it instead."""
+    fd = int(os.environ.get("CALIBER_REPLY_FD", "3"))
     home = os.getcwd()
+
+    def write(text):
+        os.write(fd, text.encode())
+
     for line in sys.stdin:
         request = json.loads(line)
         os.chdir(os.environ["CALIBER_WORK_DIR"])
@@ -172,4 +247,8 @@ def serve(answer):
             code = answer(request)
         finally:
             os.chdir(home)
-        reply.write(json.dumps({"exit": code, "phase": request["phase"], "task": request["task"]}) + "\n")
+        reply = {"exit": code, "phase": request["phase"], "task": request["task"]}
+        if "id" in request:
+            reply["id"] = request["id"]
+        text = json.dumps(reply, sort_keys=True) + "\n"
+        (send or (lambda _, t, w: w(t)))(request, text, write)

@@ -1,0 +1,158 @@
+#!/bin/sh
+# caliber run against hostile workers (tests/workers/, cellplay.py): each
+# breaks the rules of a worker in one cell of one task, and caliber must
+# survive it: that cell a harness failure (or a timeout), its task X, every
+# other task as in a run with well-behaved workers, the run sealed and
+# verified, and nothing left running or lying around after a kill.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/campaign.sh"
+
+# The verdicts of the "all" selection with well-behaved workers, but for
+# the task a case spoils (argument), which gets the verdict the case says.
+hostile='
+want_but() {
+	printf "%s\n" task,verdict,code gain,G,stable-gain same,B,no-reduction flat,C,not-stable \
+		slow,R,stable-regression wrong,K,candidate-incorrect slowpoke,B,no-reduction |
+		sed "s/^$1,.*/$1,$2/"
+}
+# The cell receipt at $1 says harness failure with detail matching $2.
+harness_cell() {
+	grep -q "\"outcome\": \"error\"" "$1" && grep -q -- "$2" "$1" ||
+		{ echo "$1 is not the harness failure \"$2\":"; grep "\"detail\"" "$1"; return 1; }
+}
+# survives WORKER TASK VERDICT,CODE CELL DETAIL: a run of the "all"
+# selection into out-WORKER with tests/workers/WORKER.py spoiling TASK
+# gives TASK that verdict and every other task its usual one, the receipt
+# of TASK cell CELL is a harness failure whose detail matches DETAIL, and
+# the seal verifies.
+survives() {
+	test -d frozen/cpu-test-all || make_all
+	run all out-$1 --worker "python3 $W/$1.py $D $2" --quiet >/dev/null &&
+	want_but $2 $3 >want && verdicts out-$1 >got && cmp want got &&
+	harness_cell out-$1/tasks/$2/cells/$4/cell.json "$5" && $CALIBER verify out-$1 >/dev/null
+}
+'
+export hostile
+
+test_expect_success 'a worker that closes stdout, stderr and its reply fd and runs on is a timeout at timeout_s' '
+	eval "$setup$hostile" && make_all &&
+	t0=$(date +%s) &&
+	timeout 60 sh -c "TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-all/manifest.json --task-matrix frozen/cpu-test-all/task-matrix.json \
+		--build-root $D/compiler --corpus $D/corpus --output-root out --backends $CALIBER_ROOT/tests/backends \
+		--python $PY $DIRTY --quiet --worker \"python3 $W/closefds.py $D slowpoke\"" &&
+	test $(($(date +%s) - t0)) -lt 60 &&
+	want_but slowpoke X,timeout >want && verdicts out >got && cmp want got &&
+	grep -q "no reply within 3 s; process group killed" out/tasks/slowpoke/cells/a-candidate/cell.json &&
+	$CALIBER verify out >/dev/null
+'
+
+test_expect_success 'an extra reply in the same write is a harness failure of that cell, never the next answer' '
+	eval "$setup$hostile" &&
+	survives extrareply gain X,harness-failure a-candidate \
+		"more than one reply to request .gain/a/candidate/2.; process group killed"
+'
+
+test_expect_success 'a stale reply (an extra one that comes later) fails the request it is read for' '
+	eval "$setup$hostile" &&
+	survives stalereply gain X,harness-failure b-candidate \
+		"a reply to another request (id .gain/a/candidate/2., this request .gain/b/candidate/3.): a stale, extra or forged reply" &&
+	grep -q "\"outcome\": \"passed\"" out-stalereply/tasks/gain/cells/a-candidate/cell.json
+'
+
+test_expect_success 'a reply that echoes another id, or none, is a harness failure; the next request gets a fresh worker' '
+	eval "$setup$hostile" &&
+	survives wrongid gain X,harness-failure a-candidate \
+		"a reply to another request (id .gain/a/candidate/20., this request .gain/a/candidate/2.)" &&
+	grep -q "\"fresh\": true" out-wrongid/tasks/gain/cells/b-candidate/cell.json &&
+	survives noid gain X,harness-failure a-candidate "a reply without the request.s id .gain/a/candidate/2."
+'
+
+test_expect_success 'a reply line that never ends is cut at 1 MiB: a harness failure, not a timeout' '
+	eval "$setup$hostile" &&
+	survives endless gain X,harness-failure a-candidate \
+		"a reply line longer than 1048576 bytes (request .gain/a/candidate/2.); process group killed"
+'
+
+test_expect_success 'a worker that floods stdout fills worker.log up to 64 MiB, which says where it was cut' '
+	eval "$setup$hostile" && make_all &&
+	run all out --worker "python3 $W/flood.py $D gain 80" --quiet &&
+	want_but gain G,stable-gain >want && verdicts out >got && cmp want got &&
+	log=out/tasks/gain/cells/a-candidate/worker.log &&
+	test "$(wc -c <"$log")" -le $((64 * 1024 * 1024 + 64)) &&
+	test "$(tail -n 1 "$log")" = "caliber: output cut at 67108864 bytes" &&
+	grep -q "\"cut_bytes\": [1-9]" out/tasks/gain/cells/a-candidate/cell.json &&
+	$CALIBER verify out >/dev/null
+'
+
+test_expect_success 'a symlink and a FIFO left in a cell are removed and named there: the cell is X, the run seals' '
+	eval "$setup$hostile" &&
+	survives plantlink gain X,harness-failure a-candidate \
+		"the worker left what a seal cannot hold: ir/planted: a symlink to ./etc/passwd., removed" &&
+	c=out-plantlink/tasks/gain/cells/a-candidate &&
+	grep -q "\"planted.fifo: a FIFO, removed\"" $c/cell.json &&
+	grep -q "\"not-utf8-\\\\\\\\xff: a symlink to .planted.fifo., removed\"" $c/cell.json &&
+	test ! -e $c/ir/planted && test ! -e $c/planted.fifo
+'
+
+test_expect_success 'a link and a FIFO left by a worker caliber died under are tidied by --resume, which seals' '
+	eval "$setup$hostile" && make_all &&
+	set +e; (run_bg all out --worker "python3 $W/plantlink.py $D gain kill" --quiet) >/dev/null 2>&1; set -e &&
+	test -L out/tasks/gain/cells/a-candidate/ir/planted && test ! -e out/SHA256SUMS &&
+	run all out --worker "python3 $W/replay.py $D" --resume >stdout &&
+	grep -qx "resume: tasks/gain/cells/a-candidate/ir/planted: a symlink to '"'"'/etc/passwd'"'"', removed" stdout &&
+	grep -qx "resume: tasks/gain/cells/a-candidate/planted.fifo: a FIFO, removed" stdout &&
+	grep -q "tasks/gain/cells/a-candidate/planted.fifo: a FIFO, removed" out/run.json &&
+	want_but gain G,stable-gain >want && verdicts out >got && cmp want got &&
+	$CALIBER verify out >/dev/null
+'
+
+# alive PID: the process runs (a zombie nobody has reaped counts as gone).
+alive='
+alive() {
+	if [ -r /proc/$1/stat ]; then ! sed "s/.*) //" /proc/$1/stat | grep -q "^Z"; else kill -0 "$1" 2>/dev/null; fi
+}
+'
+export alive
+
+test_expect_success 'a worker busy when caliber is killed dies with it; --resume removes its scratch folder and seals' '
+	eval "$setup$hostile$alive" && make_frozen &&
+	# The baseline kills caliber at its first request (gain, correctness), then sleeps an hour in it.
+	set +e; (run_bg canary r --worker "python3 $W/kill_runner.py $D 1 gain 3600" --quiet) >/dev/null 2>&1; set -e &&
+	pid=$(cat r/tasks/gain/cells/correctness-off/kill_runner.pid) &&
+	test -n "$pid" && n=0 &&
+	while alive $pid && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done &&
+	if alive $pid; then kill -9 $pid; echo "worker $pid outlived caliber"; exit 1; fi &&
+	scratch=$(ls -d "$T"/caliber-run.*) && test -d "$scratch" &&
+	run canary r --worker "python3 $W/replay.py $D" --resume >stdout &&
+	grep -qx "resume: $scratch: the scratch folder of an earlier caliber, removed" stdout &&
+	test -z "$(ls -d "$T"/caliber-run.* 2>/dev/null)" &&
+	grep -q "\"scratch\": \"$T/caliber-run\." r/run.json &&
+	$CALIBER verify r >/dev/null
+'
+
+test_expect_success 'temporary files of a kill during the final writes are removed by --resume, never sealed' '
+	eval "$setup$hostile" && make_frozen &&
+	# killed after the last task, before campaign.json, matrix and seal
+	set +e; (run_bg canary r --worker "python3 $W/kill_runner.py $D 0" --quiet) >/dev/null 2>&1; set -e &&
+	test -f r/tasks/wrong/task.json && test ! -e r/campaign.json &&
+	echo partial >r/matrix.md.tmp.Ab12Cd && echo partial >r/SHA256SUMS.tmp.zZ9yY8 &&
+	echo partial >r/tasks/gain/task.json.tmp.q1w2e3 &&
+	run canary r --worker "python3 $W/replay.py $D" --resume >stdout &&
+	grep -qx "resume: matrix.md.tmp.Ab12Cd: a temporary file of an interrupted write, removed" stdout &&
+	grep -qx "resume: SHA256SUMS.tmp.zZ9yY8: a temporary file of an interrupted write, removed" stdout &&
+	grep -qx "resume: tasks/gain/task.json.tmp.q1w2e3: a temporary file of an interrupted write, removed" stdout &&
+	! grep -q "\.tmp\." r/SHA256SUMS && test -z "$(find r -name "*.tmp.*")" &&
+	$CALIBER verify r >/dev/null
+'
+
+test_expect_success 'a half-built run root a killed caliber left beside the root goes; one a living caliber holds stays' '
+	eval "$setup$hostile" && make_frozen &&
+	mkdir out.tmp.Ab12Cd out.tmp.Zz99Yy && echo partial >out.tmp.Ab12Cd/manifest.json &&
+	{ $PY -c "import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys.argv[2], \"w\").close(); time.sleep(60)" \
+		out.tmp.Zz99Yy locked & } &&
+	holder=$! && n=0 && while [ ! -e locked ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done &&
+	run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	test ! -e out.tmp.Ab12Cd && test -d out.tmp.Zz99Yy &&
+	kill $holder && $CALIBER verify out >/dev/null
+'
