@@ -14,6 +14,7 @@
 #include "fsutil.h"
 #include "jsonio.h"
 #include "schema.h"
+#include "strindex.h"
 
 static const struct cb_field source_fields[] = {
 	{ "commit", CB_J_STRING, 0, 0, NULL, "git commit (40 hex) of a clean tree" },
@@ -451,10 +452,6 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 		return cb_fail(err, "workloads[%zu].id: '%s' is not a valid id ([A-Za-z0-9._-])", i, wl->id);
 	if (strlen(wl->id) > CB_IDENT_MAX)
 		return cb_fail(err, "workloads[%zu].id: " IDENT_TOO_LONG, i, wl->id, strlen(wl->id), CB_IDENT_MAX);
-	for (j = 0; j < i; j++)
-		if (strcmp(m->workloads[j].id, wl->id) == 0)
-			return cb_fail(err, "workloads[%zu].id: '%s' is used twice (first at workloads[%zu])",
-				       i, wl->id, j);
 	if (!*wl->op)
 		return cb_fail(err, "workloads[%zu].op: must not be empty", i);
 	if (wl->ndtypes == 0)
@@ -494,6 +491,27 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 	if (wl->inventory_reason && !*wl->inventory_reason)
 		return cb_fail(err, "workloads[%zu].inventory_reason: must not be empty", i);
 	return 0;
+}
+
+/* No id of the first n workloads used twice, found in O(n log n). */
+static int check_ids_unique(const struct cb_manifest *m, size_t n, struct cb_err *err)
+{
+	const char **ids = calloc(n ? n : 1, sizeof(*ids));
+	struct cb_strindex x;
+	size_t i, dup, first;
+	int rc;
+
+	if (!ids)
+		return cb_fail(err, "workloads: out of memory");
+	for (i = 0; i < n; i++)
+		ids[i] = m->workloads[i].id;
+	rc = cb_strindex_init(&x, ids, n, err);
+	if (rc == 0 && cb_strindex_first_dup(&x, &dup, &first))
+		rc = cb_fail(err, "workloads[%zu].id: '%s' is used twice (first at workloads[%zu])", dup,
+			     m->workloads[dup].id, first);
+	cb_strindex_release(&x);
+	free(ids);
+	return rc;
 }
 
 int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_manifest *m,
@@ -544,8 +562,18 @@ int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_m
 		goto fail;
 	}
 	for (i = 0; i < m->nworkloads; i++)
-		if (check_workload(m, i, err) < 0)
+		if (check_workload(m, i, err) < 0) {
+			/* The first error in the file is the one named: an id used
+			 * twice up to this workload (its id, when valid and not too
+			 * long, is checked before the rest of it) comes first. */
+			struct cb_err dup;
+			const char *id = m->workloads[i].id;
+			if (check_ids_unique(m, i + (cb_is_ident(id) && strlen(id) <= CB_IDENT_MAX ? 1 : 0), &dup) < 0)
+				*err = dup;
 			goto fail;
+		}
+	if (check_ids_unique(m, m->nworkloads, err) < 0)
+		goto fail;
 	return 0;
 fail:
 	if (!named)
