@@ -485,6 +485,18 @@ void cb_child_release(struct cb_child *c)
 	c->reply_len = 0;
 }
 
+/* Append p[0..n) to b keeping at least its last keep bytes (and at most
+ * twice that): where a child's stderr ends is what says why it failed. */
+static void keep_tail(struct cb_buf *b, const char *p, size_t n, size_t keep)
+{
+	cb_buf_add(b, p, n);
+	if (b->data && b->len > 2 * keep) {
+		memmove(b->data, b->data + b->len - keep, keep);
+		b->len = keep;
+		b->data[keep] = '\0';
+	}
+}
+
 int cb_run_capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
 		   char **errout, int *status, struct cb_err *err)
 {
@@ -528,8 +540,8 @@ int cb_run_capture(const char *const argv[], char *const envp[], long long timeo
 			}
 			if (pf[i].fd == c.out_fd && ob.len < 65536)
 				cb_buf_add(&ob, buf, (size_t)r);
-			else if (pf[i].fd == c.err_fd && eb.len < 4096)
-				cb_buf_add(&eb, buf, (size_t)r);
+			else if (pf[i].fd == c.err_fd)
+				keep_tail(&eb, buf, (size_t)r, 4096);
 		}
 	}
 	cb_child_release(&c);

@@ -101,7 +101,8 @@ long long cb_mono_ms(void);
 long long cb_mono_ns_since(const struct timespec *t0);
 
 /* Run argv to completion with envp, capturing stdout (at most 64 KiB) and
- * stderr into *errout (first 4 KiB), within timeout_ms (0: none; a child
+ * stderr into *errout (its last 4 KiB or more: where a traceback ends is
+ * what names the failure), within timeout_ms (0: none; a child
  * that closes its output and keeps running is killed at it); used by
  * preflights. */
 int cb_run_capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
