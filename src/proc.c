@@ -286,14 +286,36 @@ static char *take_line(struct cb_child *c, size_t *len)
 	return line;
 }
 
+/* Whether the child has exited (waiting for that with block), reaped or
+ * not; it is left unreaped: a zombie still holds its pid and so its
+ * process group id, which cannot name another group until it is reaped. */
+static int exited(struct cb_child *c, int block)
+{
+	siginfo_t si;
+	int r;
+
+	if (c->reaped)
+		return 1;
+	memset(&si, 0, sizeof(si));
+	do
+		r = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
+	while (r < 0 && errno == EINTR);
+	return r == 0 && si.si_pid == c->pid;
+}
+
+/* Reap the child once it has exited (waiting for that with block). What
+ * it started and left in its process group is killed first, while the
+ * group id is still its own: a worker's children end with it, and cannot
+ * hold its pipes open or the device busy after it. */
 static void reap(struct cb_child *c, int block)
 {
 	pid_t r;
 
-	if (!c->pid || c->reaped)
+	if (!c->pid || c->reaped || !exited(c, block))
 		return;
+	kill(-c->pid, SIGKILL);
 	do
-		r = waitpid(c->pid, &c->status, block ? 0 : WNOHANG);
+		r = waitpid(c->pid, &c->status, 0);
 	while (r < 0 && errno == EINTR);
 	if (r == c->pid)
 		c->reaped = 1;
@@ -348,10 +370,18 @@ static int reply_overlong(const struct cb_child *c)
 	return c->reply_len > CB_REPLY_MAX && !memchr(c->reply_buf, '\n', c->reply_len);
 }
 
+/* How often (ms) a wait looks whether the child has exited while its
+ * pipes stay open (something it started may hold them), and how long (ms)
+ * the pipes of a child seen gone are still read: what it wrote before it
+ * went, while the rest of its group dies. */
+#define EXIT_LOOK_MS 100
+#define DRAIN_MS 2000
+
 int cb_child_wait(struct cb_child *c, struct cb_sink *sink, long long deadline_ms, enum cb_wait *what,
 		  char **line, size_t *len, struct cb_err *err)
 {
 	char buf[65536];
+	long long gone_at = 0;   /* when the child was seen gone with its pipes open */
 
 	*line = NULL;
 	*len = 0;
@@ -365,7 +395,8 @@ int cb_child_wait(struct cb_child *c, struct cb_sink *sink, long long deadline_m
 	}
 	for (;;) {
 		struct pollfd pf[3];
-		int fds[3] = { c->out_fd, c->err_fd, c->reply_fd }, n = 0, i, timeout = -1, pr;
+		int fds[3] = { c->out_fd, c->err_fd, c->reply_fd }, n = 0, i, timeout, pr;
+		long long until = deadline_ms;
 
 		if (reply_overlong(c)) {
 			*what = CB_WAIT_OVERLONG;
@@ -384,13 +415,21 @@ int cb_child_wait(struct cb_child *c, struct cb_sink *sink, long long deadline_m
 			*what = reap_by(c, deadline_ms) ? CB_WAIT_EXITED : CB_WAIT_TIMEOUT;
 			return 0;
 		}
-		if (deadline_ms > 0) {
-			long long left = deadline_ms - cb_mono_ms();
+		if (gone_at && (until <= 0 || gone_at + DRAIN_MS < until))
+			until = gone_at + DRAIN_MS;
+		timeout = gone_at ? -1 : EXIT_LOOK_MS;
+		if (until > 0) {
+			long long left = until - cb_mono_ms();
 			if (left <= 0) {
-				*what = CB_WAIT_TIMEOUT;
+				/* Gone, and what held its pipes has not let go (it
+				 * left the group): its output ends here. */
+				if (gone_at)
+					reap(c, 1);
+				*what = gone_at ? CB_WAIT_EXITED : CB_WAIT_TIMEOUT;
 				return 0;
 			}
-			timeout = left > 1000000 ? 1000000 : (int)left;
+			if (timeout < 0 || left < timeout)
+				timeout = left > 1000000 ? 1000000 : (int)left;
 		}
 		pr = poll(pf, (nfds_t)n, timeout);
 		if (pr < 0 && errno == EINTR)
@@ -420,6 +459,13 @@ int cb_child_wait(struct cb_child *c, struct cb_sink *sink, long long deadline_m
 		if ((*line = take_line(c, len))) {
 			*what = CB_WAIT_REPLY;
 			return 0;
+		}
+		if (!gone_at && exited(c, 0)) {
+			/* Gone while its pipes stay open: what it started holds
+			 * them. That goes now (its group is still its own); what
+			 * is in the pipes is read until they close. */
+			kill(-c->pid, SIGKILL);
+			gone_at = cb_mono_ms();
 		}
 	}
 }

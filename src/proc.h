@@ -74,9 +74,13 @@ enum cb_wait {
 /* Pump the child's output into sink (NULL discards) until a full reply
  * line arrives, the child exits, or deadline_ms (CLOCK_MONOTONIC ms, 0 = no
  * deadline) passes; a child that closed every pipe but keeps running is
- * waited for against the deadline too. *line is a fresh NUL-terminated
- * copy of the line without its newline, *len its length (a NUL byte inside
- * stays in it). */
+ * waited for against the deadline too. A child that exited while what it
+ * started holds its pipes open is seen within a tenth of a second: the
+ * rest of its group is killed and the pipes read until they close (2 s at
+ * most, for a process that left the group). *line is a fresh
+ * NUL-terminated copy of the line without its newline, *len its length (a
+ * NUL byte inside stays in it); after CB_WAIT_EXITED, reply_len says how
+ * much of a reply line came without its newline. */
 int cb_child_wait(struct cb_child *c, struct cb_sink *sink, long long deadline_ms, enum cb_wait *what,
 		  char **line, size_t *len, struct cb_err *err);
 
@@ -93,7 +97,8 @@ void cb_child_close_stdin(struct cb_child *c);
 void cb_child_kill(struct cb_child *c, long long grace_ms);
 
 /* Release everything; a child not reaped yet (exited or killed before) is
- * killed with its group and reaped, waiting a bounded time. */
+ * killed with its group and reaped, waiting a bounded time. Whenever a
+ * child is reaped, what is left of its process group is killed first. */
 void cb_child_release(struct cb_child *c);
 
 /* Milliseconds of CLOCK_MONOTONIC, and nanoseconds since t0. */

@@ -208,6 +208,21 @@ static void record_time(struct runner *rn, enum cb_phase p, long long ms)
 		rn->run_ms[p] = ms;
 }
 
+/* A cell's folder before its request: nothing of the cell exists yet, so
+ * whatever is in it another worker put there (a link at its worker.log,
+ * forged outputs). Once the guard has passed the folder (a link above it
+ * must not lead into a sealed run), it is emptied (tidy.h), and what went
+ * is *found, for cb_cell_run to blame the cell with. */
+static int empty_cell_folder(const char *dir, json_t **found, struct cb_err *err)
+{
+	*found = json_array();
+	if (!*found)
+		return cb_fail(err, "out of memory");
+	if (cb_guard_check(&(struct cb_guard){ NULL, NULL, NULL }, dir, err) < 0)
+		return -1;
+	return cb_tidy_fresh(dir, *found, err) < 0 ? cb_prefix(err, "cell folder") : 0;
+}
+
 /* Run one phase (one session of a round) of one task in one cell; outcome
  * filled. Returns 1 without starting it when it would not end by the
  * deadline. */
@@ -216,7 +231,7 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 		    struct cb_err *err)
 {
 	struct cb_cell_proc *cp = &rn->procs[c];
-	json_t *req;
+	json_t *req, *found = NULL;
 	long long t, need;
 	enum basis basis;
 	char what[256];
@@ -239,7 +254,10 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 	}
 	t = cb_mono_ms();
 	progress(rn, i, w->id, cp->cell->name, p, session, NULL, 0);
-	rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, outcome, err);
+	rc = empty_cell_folder(cb_json_str(req, "dir"), &found, err);
+	if (rc == 0)
+		rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, found, outcome, err);
+	json_decref(found);
 	json_decref(req);
 	if (rc == 0) {
 		record_time(rn, p, cb_mono_ms() - t);
@@ -544,6 +562,46 @@ static json_t *timer_json(const struct cb_manifest *m)
 	return t;
 }
 
+/* Before the seal: what a worker left outside its own cell folder (which
+ * is tidied when the cell ends) that a seal cannot hold is taken out of
+ * the whole root (tidy.h), said, and added to this invocation's "tidied"
+ * in run.json, so that a run always ends sealed. No cell is blamed: the
+ * tree does not say which worker put it there. */
+static int tidy_before_seal(const struct runner *rn, struct cb_err *err)
+{
+	char *path = cb_path_join(rn->root, "run.json");
+	json_t *changes = json_array(), *j = NULL, *invs, *tidied;
+	size_t i;
+	int rc = -1;
+
+	if (!path || !changes) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	if (cb_tidy_tree(rn->root, changes, err) < 0)
+		goto out;
+	rc = 0;
+	if (!json_array_size(changes))
+		goto out;
+	for (i = 0; i < json_array_size(changes); i++)
+		note(rn, json_pack("{s:s, s:s}", "event", "tidied", "what", json_string_value(json_array_get(changes, i))),
+		     "tidied: %s", json_string_value(json_array_get(changes, i)));
+	rc = -1;
+	if (!(j = cb_json_load_file(path, err)))
+		goto out;
+	invs = json_object_get(j, "invocations");
+	tidied = json_object_get(json_array_get(invs, json_array_size(invs) - 1), "tidied");
+	if (!json_is_array(tidied) || json_array_extend(tidied, changes) < 0)
+		cb_fail(err, "%s: no invocation to add what was tidied to", path);
+	else
+		rc = cb_receipt_write(path, j, err);
+out:
+	json_decref(j);
+	json_decref(changes);
+	free(path);
+	return rc;
+}
+
 static int write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
 			  const char *selection, struct cb_err *err)
 {
@@ -732,7 +790,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_stop(&rn.procs[c]);
-	if (write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), err) < 0 ||
+	if (tidy_before_seal(&rn, err) < 0 || write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), err) < 0 ||
 	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
 	    cb_seal_digest(output, digest, err) < 0)
 		goto out;

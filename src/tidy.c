@@ -156,6 +156,44 @@ int cb_tidy_tree(const char *dir, json_t *changes, struct cb_err *err)
 	return tidy_dir(dir, "", changes, err);
 }
 
+int cb_tidy_fresh(const char *dir, json_t *changes, struct cb_err *err)
+{
+	char **names = NULL, why[320], what[400];
+	size_t n = 0, i;
+	struct stat st;
+	int rc = 0;
+
+	if (lstat(dir, &st) < 0) {
+		if (errno != ENOENT)
+			return cb_fail(err, "%s: %s", dir, strerror(errno));
+	} else if (!S_ISDIR(st.st_mode)) {
+		unsealable(dir, ".", &st, why, sizeof(why));
+		snprintf(what, sizeof(what), "%s in place of the folder, removed before the cell started",
+			 why[0] ? why : "a file");
+		if (unlink(dir) < 0)
+			return cb_fail(err, "%s: cannot remove %s: %s", dir, why[0] ? why : "a file", strerror(errno));
+		if (note(changes, ".", what, err) < 0)
+			return -1;
+	}
+	if (cb_mkdir_p(dir, 0755, err) < 0 || cb_list_dir(dir, &names, &n, err) < 0)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		char *abs = cb_path_join(dir, names[i]);
+
+		if (!abs) {
+			rc = cb_fail(err, "out of memory");
+		} else if (lstat(abs, &st) == 0) {
+			unsealable(abs, names[i], &st, why, sizeof(why));
+			snprintf(what, sizeof(what), "%s, removed before the cell started",
+				 why[0] ? why : S_ISDIR(st.st_mode) ? "a folder" : "a file");
+			rc = cb_rm_rf(abs, err) < 0 ? -1 : note(changes, names[i], what, err);
+		}
+		free(abs);
+	}
+	cb_strv_free(names, n);
+	return rc;
+}
+
 int cb_mkdtemp_locked(char *template, int *lock_fd, struct cb_err *err)
 {
 	*lock_fd = -1;

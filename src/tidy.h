@@ -31,6 +31,15 @@ int cb_is_temp_name(const char *name);
  * when the tree cannot be read or changed. */
 int cb_tidy_tree(const char *dir, json_t *changes, struct cb_err *err);
 
+/* Make dir, the folder of a cell about to start, an empty folder: nothing
+ * of the cell exists yet, so whatever is in it was put there by someone
+ * else (a worker of another cell planting a link at this cell's worker.log
+ * or forging its outputs). dir itself, when it is not a folder, is
+ * replaced by an empty one; every entry in it is removed. Each change is
+ * appended to changes as "<name>: <what it was>, removed before the cell
+ * started". A dir that does not exist is made. */
+int cb_tidy_fresh(const char *dir, json_t *changes, struct cb_err *err);
+
 /* mkdtemp(template) and a lock on the new folder held through *lock_fd
  * (close-on-exec, so that children do not hold it) for as long as the
  * caller lives or keeps the descriptor open. */

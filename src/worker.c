@@ -547,13 +547,15 @@ static void judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *
 }
 
 /* Take out of the cell folder what a seal cannot hold (tidy.h); when
- * anything was, the cell is a harness failure that names the first. The
- * changes go into the receipt r. */
-static int tidy_cell(const char *dir, json_t *r, enum cb_outcome *outcome, char *detail, size_t cap,
-		     struct cb_err *err)
+ * anything was, or when removed holds anything already (what was taken
+ * out before the request started, cb_tidy_fresh), the cell is a harness
+ * failure that names the first. removed, with what was taken out now
+ * appended, is the receipt's "removed". */
+static int tidy_cell(const char *dir, json_t *r, json_t *removed, enum cb_outcome *outcome, char *detail,
+		     size_t cap, struct cb_err *err)
 {
 	json_t *changes = json_array();
-	size_t n;
+	size_t n, before = json_array_size(removed);
 
 	if (!changes)
 		return cb_fail(err, "out of memory");
@@ -562,18 +564,24 @@ static int tidy_cell(const char *dir, json_t *r, enum cb_outcome *outcome, char 
 		return cb_prefix(err, "cell folder");
 	}
 	n = json_array_size(changes);
-	if (n) {
+	if (before) {
+		*outcome = CB_OUT_ERROR;
+		snprintf(detail, cap, "the cell folder held what its worker did not leave: %s%s",
+			 json_string_value(json_array_get(removed, 0)), before + n > 1 ? " (and more, see removed)" : "");
+	} else if (n) {
 		*outcome = CB_OUT_ERROR;
 		snprintf(detail, cap, "the worker left what a seal cannot hold: %s%s", json_string_value(json_array_get(changes, 0)),
 			 n > 1 ? " (and more, see removed)" : "");
 	}
-	json_object_set_new(r, "removed", changes);
+	json_array_extend(removed, changes);
+	json_decref(changes);
+	json_object_set(r, "removed", removed);
 	return 0;
 }
 
 int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t *request,
-		const char *task, enum cb_phase p, long long timeout_s, enum cb_outcome *outcome,
-		struct cb_err *err)
+		const char *task, enum cb_phase p, long long timeout_s, const json_t *found,
+		enum cb_outcome *outcome, struct cb_err *err)
 {
 	const char *dir = cb_json_str(request, "dir");
 	char *log = cb_path_join(dir, "worker.log"), *line = NULL, *req = NULL, *path = NULL, *id = NULL;
@@ -582,15 +590,18 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	struct cb_sink sink;
 	enum cb_wait what = CB_WAIT_EXITED;
 	long long pytest_exit = -1;
-	json_t *r = cb_receipt_new(CB_CELL_SCHEMA);
+	json_t *r = cb_receipt_new(CB_CELL_SCHEMA), *removed = found ? json_deep_copy(found) : json_array();
 	size_t len = 0;
 	int fresh = 0, log_fd = -1, rc = -1, broke = 0;
 
 	/* The cell's folder goes through the output guard: a link that a
 	 * worker (or anyone) left in the tree above it must not lead into a
 	 * sealed run. */
-	if (!log || !r || cb_guard_mkdir(&(struct cb_guard){ NULL, NULL, NULL }, dir, 0755, err) < 0 ||
-	    open_log(log, &log_fd, err) < 0)
+	if (!log || !r || !removed) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	if (cb_guard_mkdir(&(struct cb_guard){ NULL, NULL, NULL }, dir, 0755, err) < 0 || open_log(log, &log_fd, err) < 0)
 		goto out;
 	if (!cp->alive) {
 		if (spawn_worker(ctx, cp, err) < 0)
@@ -619,9 +630,14 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	if (what == CB_WAIT_TIMEOUT || broke) {
 		cb_child_kill(&cp->child, 2000);
 	} else if (what == CB_WAIT_EXITED) {
+		size_t cut = cp->child.reply_len;
 		cb_child_release(&cp->child);
 		cb_describe_status(cp->child.status, how, sizeof(how));
-		snprintf(detail, sizeof(detail), "worker %s without replying", how);
+		if (cut)
+			snprintf(detail, sizeof(detail), "worker %s in the middle of its reply (%zu bytes, no newline)",
+				 how, cut);
+		else
+			snprintf(detail, sizeof(detail), "worker %s without replying", how);
 		cp->alive = 0;
 	}
 	/* A worker that timed out, crashed, erred or broke the protocol is not
@@ -648,7 +664,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	}
 	close(log_fd);
 	log_fd = -1;
-	if (tidy_cell(dir, r, outcome, detail, sizeof(detail), err) < 0)
+	if (tidy_cell(dir, r, removed, outcome, detail, sizeof(detail), err) < 0)
 		goto out;
 	if (*outcome != CB_OUT_PASSED && *outcome != CB_OUT_REPLAY_MISS) {
 		char tail[160];
@@ -699,6 +715,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 out:
 	if (log_fd >= 0)
 		close(log_fd);
+	json_decref(removed);
 	json_decref(r);
 	free(line);
 	free(req);

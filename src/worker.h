@@ -114,10 +114,12 @@ int cb_worker_request_ahead(json_t *req, const json_t *next, struct cb_err *err)
  * request's id, a second reply, a line over CB_REPLY_MAX) kills the
  * worker's process group and makes the cell a harness failure; the next
  * request starts a fresh worker. So does anything the cell folder held
- * that a seal cannot. Returns -1 only on caliber's own failure. */
+ * that a seal cannot, and anything in found (NULL: none): what the caller
+ * took out of the folder before the request (tidy.h, cb_tidy_fresh), which
+ * heads the receipt's "removed". Returns -1 only on caliber's own failure. */
 int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t *request,
-		const char *task, enum cb_phase p, long long timeout_s, enum cb_outcome *outcome,
-		struct cb_err *err);
+		const char *task, enum cb_phase p, long long timeout_s, const json_t *found,
+		enum cb_outcome *outcome, struct cb_err *err);
 
 /* End a cell's worker: EOF on stdin, a short wait, then kill. */
 void cb_cell_proc_stop(struct cb_cell_proc *cp);

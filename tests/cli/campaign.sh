@@ -2,7 +2,8 @@
 # its test workers (tests/workers/), for the CLI tests that run campaigns;
 # sourced after lib.sh. A case starts with `eval "$setup"` and then has:
 #   make_frozen                  the manifest filled in and prepared into frozen/
-#   run SEL OUT [ARGS...]        caliber run of selection SEL into OUT
+#   run SEL OUT [ARGS...]        caliber run of selection SEL into OUT (through $RUN_WRAP
+#                                when set, e.g. "timeout 300" where an old binary could hang)
 #   run_bg SEL OUT [ARGS...]     the same through exec, for the background
 #   verdicts OUT                 task,verdict,code of each task
 #   make_all                     a sealed canary, then frozen/cpu-test-all
@@ -18,7 +19,7 @@ make_frozen() {
 }
 run() {
 	sel=$1; out=$2; shift 2
-	TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
+	TMPDIR=$T ${RUN_WRAP-} $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "$CALIBER_ROOT/tests/backends" \
 		--python $PY $DIRTY "$@"
 }
@@ -26,7 +27,7 @@ run() {
 # reaches it (not a subshell around it).
 run_bg() {
 	sel=$1; out=$2; shift 2
-	TMPDIR=$T exec $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
+	TMPDIR=$T exec ${RUN_WRAP-} $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "$CALIBER_ROOT/tests/backends" \
 		--python $PY $DIRTY "$@"
 }

@@ -184,12 +184,77 @@ static void abandoned_folders_go_locked_ones_stay(void **state)
 	free(tmp);
 }
 
+/* A cell folder about to start holds nothing: a link planted at its
+ * worker.log (the target untouched), forged outputs and a folder go, each
+ * said; a folder that is a link is replaced by an empty folder; one that
+ * does not exist is made. */
+static void a_fresh_cell_folder_is_emptied(void **state)
+{
+	const char *want[] = {
+		"ir: a folder, removed before the cell started",
+		"timing.jsonl: a file, removed before the cell started",
+		"worker.log: a symlink to '/etc/passwd', removed before the cell started",
+	};
+	char *dir = sub(tl_tmpdir(), "fresh"), *ir = sub(dir, "ir"), *p, *elsewhere = sub(tl_tmpdir(), "elsewhere");
+	struct cb_err err;
+	struct stat st;
+	json_t *changes = json_array();
+	char **names = NULL;
+	size_t i, n = 0;
+
+	(void)state;
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkdir(ir, 0755), 0);
+	put(ir, "index.tsv", "forged");
+	put(dir, "timing.jsonl", "forged");
+	p = sub(dir, "worker.log");
+	assert_int_equal(symlink("/etc/passwd", p), 0);
+	free(p);
+	if (cb_tidy_fresh(dir, changes, &err) < 0)
+		fail_msg("cb_tidy_fresh: %s", err.msg);
+	assert_int_equal(json_array_size(changes), sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < json_array_size(changes); i++)
+		assert_string_equal(json_string_value(json_array_get(changes, i)), want[i]);
+	assert_int_equal(cb_list_dir(dir, &names, &n, &err), 0);
+	assert_int_equal(n, 0);
+	cb_strv_free(names, n);
+	assert_int_equal(stat("/etc/passwd", &st), 0);
+	/* the folder itself a link to another: replaced, the other untouched */
+	json_array_clear(changes);
+	assert_int_equal(mkdir(elsewhere, 0755), 0);
+	put(elsewhere, "keep", "x");
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(symlink(elsewhere, dir), 0);
+	if (cb_tidy_fresh(dir, changes, &err) < 0)
+		fail_msg("cb_tidy_fresh: %s", err.msg);
+	assert_int_equal(json_array_size(changes), 1);
+	assert_true(strstr(json_string_value(json_array_get(changes, 0)), ": a symlink to '") != NULL);
+	assert_true(strstr(json_string_value(json_array_get(changes, 0)),
+			   "' in place of the folder, removed before the cell started") != NULL);
+	assert_int_equal(lstat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	p = sub(elsewhere, "keep");
+	assert_true(cb_exists(p));
+	free(p);
+	/* not there: made, nothing said */
+	json_array_clear(changes);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(cb_tidy_fresh(dir, changes, &err), 0);
+	assert_int_equal(json_array_size(changes), 0);
+	assert_true(cb_is_dir(dir));
+	json_decref(changes);
+	free(elsewhere);
+	free(ir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(temp_names),
 		cmocka_unit_test(tidy_a_hostile_cell),
 		cmocka_unit_test(a_cell_folder_that_is_a_link_becomes_a_folder),
+		cmocka_unit_test(a_fresh_cell_folder_is_emptied),
 		cmocka_unit_test(seal_refuses_a_temporary_file),
 		cmocka_unit_test(abandoned_folders_go_locked_ones_stay),
 	};

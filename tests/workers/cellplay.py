@@ -27,16 +27,30 @@ The hostile ones break the rules of a worker in the candidate's round a of
 TASK; caliber must survive each with that cell a harness failure (or a
 timeout) and every other task unaffected:
 
+    hang.py DATA TASK              (above) never replies, and runs on
     closefds.py DATA TASK          closes its stdout, stderr and reply fd, then runs on
     extrareply.py DATA TASK        replies twice (an extra "passed") in one write
     stalereply.py DATA TASK        sends its reply again a second later, before the next request
     wrongid.py DATA TASK           echoes another request's id
     noid.py DATA TASK              replies without an id
     endless.py DATA TASK           writes a reply that never ends (no newline)
+    midreply.py DATA TASK          writes half of its reply, then exits
     flood.py DATA TASK MIB         prints MIB MiB to stdout, then answers as recorded
     plantlink.py DATA TASK [kill]  leaves a symlink, a FIFO and a link whose name is not UTF-8 in
                                    its cell folder (and with
                                    kill, SIGKILLs caliber before it replies)
+    plantnext.py DATA TASK VICTIM  answers as recorded, having planted a link to the file VICTIM
+                                   at the worker.log of its next cell (round b of TASK)
+    plantroot.py DATA TASK         answers as recorded, having left a symlink and a FIFO at the top
+                                   of the run root, outside every cell folder
+    forkchild.py DATA TASK         starts a child that holds its pipes and sleeps an hour (its pid
+                                   in forkchild.pid of the cell folder), then exits without a reply
+
+Any of them also takes --then-kill MARKER (anywhere after DATA): the hostile
+cell writes the file MARKER when it starts, and the first worker that then
+gets a request of a later task, or sees its stdin end (the run is over),
+SIGKILLs caliber, once: a run cut right after the task a hostile worker
+spoiled, for --resume to finish.
 
 Like the real worker session (caliber_pytest.session) they serve each request
 from the cell's private working directory CALIBER_WORK_DIR, so a relative path
@@ -154,6 +168,22 @@ def handle(request, data, misbehave):
         os.makedirs(os.path.join(cell_dir, "ir", "STRAYVARIANT"), exist_ok=True)
         with open(os.path.join(cell_dir, "ir", "STRAYVARIANT", "stray.ttgir"), "w") as f:
             f.write("module {\n}\n")
+    if misbehave.get("forkchild") == here:
+        child = os.fork()
+        if child == 0:
+            time.sleep(3600)
+            os._exit(0)
+        with open(os.path.join(cell_dir, "forkchild.pid"), "w") as f:
+            f.write(f"{child}\n")
+        os._exit(0)
+    if misbehave.get("plantnext") == here:
+        nxt = os.path.join(os.path.dirname(cell_dir), f"b-{env['CALIBER_CELL']}")
+        os.makedirs(nxt, exist_ok=True)
+        os.symlink(misbehave["victim"], os.path.join(nxt, "worker.log"))
+    if misbehave.get("plantroot") == here:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(cell_dir))))
+        os.symlink("/etc/passwd", os.path.join(root, "planted-root"))
+        os.mkfifo(os.path.join(root, "planted-root.fifo"))
     if misbehave.get("plantlink") == here:
         os.symlink("/etc/passwd", os.path.join(cell_dir, "ir", "planted"))
         os.mkfifo(os.path.join(cell_dir, "planted.fifo"))
@@ -163,8 +193,30 @@ def handle(request, data, misbehave):
     return 0
 
 
+def take_then_kill():
+    """The MARKER of --then-kill MARKER, taken out of sys.argv; or None."""
+    if "--then-kill" not in sys.argv:
+        return None
+    at = sys.argv.index("--then-kill")
+    marker = sys.argv[at + 1]
+    del sys.argv[at:at + 2]
+    return marker
+
+
+def kill_caliber_once(marker):
+    """--then-kill: SIGKILL caliber (the parent) unless a worker did already;
+    this worker then waits to die with it."""
+    try:
+        os.close(os.open(marker + ".killed", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return
+    os.kill(os.getppid(), signal.SIGKILL)
+    time.sleep(3600)
+
+
 def main(misbehave_kind=None):
     """Serve requests until EOF. argv: DATA [TASK]."""
+    then_kill = take_then_kill()
     data_dir = sys.argv[1]
     with open(os.path.join(data_dir, "cells.json")) as f:
         data = json.load(f)
@@ -183,11 +235,21 @@ def main(misbehave_kind=None):
         misbehave[misbehave_kind] = (task, "a", role)
         if misbehave_kind == "flood":
             misbehave["mib"] = int(sys.argv[3])
+        if misbehave_kind == "plantnext":
+            misbehave["victim"] = sys.argv[3]
         misbehave["kill_after_plant"] = sys.argv[3:] == ["kill"]
     seen = []
 
     def answer(request):
         env = request["env"]
+        if then_kill:
+            if misbehave.get(misbehave_kind) == (env["CALIBER_TASK"], env["CALIBER_PHASE"], env["CALIBER_ROLE"]):
+                with open(then_kill, "w") as f:
+                    f.write(env["CALIBER_TASK"] + "\n")
+            elif os.path.exists(then_kill):
+                with open(then_kill) as f:
+                    if f.read().strip() != env["CALIBER_TASK"]:
+                        kill_caliber_once(then_kill)
         if env["CALIBER_ROLE"] == "baseline":
             seen.append(request)
             if len(seen) == misbehave.get("kill_at"):
@@ -215,6 +277,9 @@ def main(misbehave_kind=None):
             write(text)
         elif misbehave_kind == "wrongid":
             write(json.dumps(dict(reply, id=f"{reply.get('id')}0")) + "\n")
+        elif misbehave_kind == "midreply":
+            write(text[:len(text) // 2])
+            os._exit(0)
         else:
             reply.pop("id", None)
             write(json.dumps(reply) + "\n")
@@ -222,11 +287,13 @@ def main(misbehave_kind=None):
     serve(answer, send)
     if misbehave.get("kill_at") == 0 and seen:
         os.kill(os.getppid(), signal.SIGKILL)
+    if then_kill and os.path.exists(then_kill):
+        kill_caliber_once(then_kill)
     return 0
 
 
 # The hostile modes that break the reply rather than the work.
-REPLY_MODES = ("extrareply", "stalereply", "wrongid", "noid")
+REPLY_MODES = ("extrareply", "stalereply", "wrongid", "noid", "midreply")
 
 
 def serve(answer, send=None):
