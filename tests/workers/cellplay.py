@@ -24,8 +24,8 @@ path of the runner:
                                    a worker hung in a kernel would)
 
 The hostile ones break the rules of a worker in the candidate's round a of
-TASK; caliber must survive each with that cell a harness failure (or a
-timeout) and every other task unaffected:
+TASK, once (in its first timed session); caliber must survive each with
+that cell a harness failure (or a timeout) and every other task unaffected:
 
     hang.py DATA TASK              (above) never replies, and runs on
     closefds.py DATA TASK          closes its stdout, stderr and reply fd, then runs on
@@ -122,6 +122,21 @@ def replay_record_readable(env):
         return False
 
 
+# The hostile modes (t0910): each misbehaves once, in the first timed
+# session of its round (CALIBER_SESSION, 1 when the runner has none).
+HOSTILE_MODES = ("closefds", "extrareply", "stalereply", "wrongid", "noid", "endless", "midreply", "flood",
+                 "plantlink", "plantnext", "plantroot", "forkchild")
+
+
+def spot(env, kind):
+    """Where a request is, as misbehave names the request to spoil: (task,
+    phase, role); a later session of a round has its number added, so that
+    a hostile mode never spots it."""
+    here = (env["CALIBER_TASK"], env["CALIBER_PHASE"], env["CALIBER_ROLE"])
+    session = env.get("CALIBER_SESSION", "1")
+    return here + (session,) if kind in HOSTILE_MODES and session != "1" else here
+
+
 def handle(request, data, misbehave):
     """Serve one request; returns the pytest exit code to reply."""
     env = request["env"]
@@ -129,7 +144,7 @@ def handle(request, data, misbehave):
     cell_dir = env["CALIBER_CELL_DIR"]
     os.makedirs(cell_dir, exist_ok=True)
     spec = data["tasks"][task]
-    here = (task, phase, role)
+    here = spot(env, misbehave.get("kind"))
     print(f"cellplay: {task} {role} {phase} pid {os.getpid()}", flush=True)
     if misbehave.get("hang") == here:
         time.sleep(3600)
@@ -220,7 +235,7 @@ def main(misbehave_kind=None):
     data_dir = sys.argv[1]
     with open(os.path.join(data_dir, "cells.json")) as f:
         data = json.load(f)
-    misbehave = {}
+    misbehave = {"kind": misbehave_kind}
     if misbehave_kind == "kill_runner":
         misbehave["kill_at"] = int(sys.argv[2])
         if len(sys.argv) > 4:
@@ -243,7 +258,7 @@ def main(misbehave_kind=None):
     def answer(request):
         env = request["env"]
         if then_kill:
-            if misbehave.get(misbehave_kind) == (env["CALIBER_TASK"], env["CALIBER_PHASE"], env["CALIBER_ROLE"]):
+            if misbehave.get(misbehave_kind) == spot(env, misbehave_kind):
                 with open(then_kill, "w") as f:
                     f.write(env["CALIBER_TASK"] + "\n")
             elif os.path.exists(then_kill):
@@ -264,8 +279,7 @@ def main(misbehave_kind=None):
     def send(request, text, write):
         """The reply as the hostile modes mangle it (else as it is)."""
         env = request["env"]
-        if misbehave_kind not in REPLY_MODES or misbehave[misbehave_kind] != \
-                (env["CALIBER_TASK"], env["CALIBER_PHASE"], env["CALIBER_ROLE"]):
+        if misbehave_kind not in REPLY_MODES or misbehave[misbehave_kind] != spot(env, misbehave_kind):
             write(text)
             return
         reply = json.loads(text)
