@@ -67,8 +67,8 @@ test_expect_success 'an extra reply in the same write is a harness failure of th
 
 test_expect_success 'a stale reply (an extra one that comes later) fails the request it is read for' '
 	eval "$setup$hostile" &&
-	survives stalereply gain gain X,harness-failure b-candidate error \
-		"a reply to another request (id .gain/a/candidate/2., this request .gain/b/candidate/3.): a stale, extra or forged reply" &&
+	survives stalereply gain gain X,harness-failure a-candidate.s2 error \
+		"a reply to another request (id .gain/a/candidate/2., this request .gain/a/candidate/3.): a stale, extra or forged reply" &&
 	grep -q "\"outcome\": \"passed\"" out-stalereply/tasks/gain/cells/a-candidate/cell.json
 '
 
@@ -76,7 +76,7 @@ test_expect_success 'a reply that echoes another request id is a harness failure
 	eval "$setup$hostile" &&
 	survives wrongid gain gain X,harness-failure a-candidate error \
 		"a reply to another request (id .gain/a/candidate/20., this request .gain/a/candidate/2.)" &&
-	grep -q "\"fresh\": true" out-wrongid/tasks/gain/cells/b-candidate/cell.json
+	grep -q "\"fresh\": true" out-wrongid/tasks/same/cells/correctness-candidate/cell.json
 '
 
 test_expect_success 'a reply without the request id is a harness failure' '
