@@ -507,6 +507,12 @@ static long long deadline_of(long long timeout_s)
 	return cb_mono_ms() + timeout_s * 1000;
 }
 
+/* The longest worker error a cell receipt quotes (a longer one is cut
+ * and says so), and room for a detail: a protocol error of reply.h (at
+ * most a struct cb_err message), a note of tidy.h, the end of the log. */
+#define ERROR_QUOTE_MAX 1024
+#define CELL_DETAIL_MAX (CB_ERR_MAX + 256)
+
 /* What the wait for a reply gave, as an outcome and detail; *broke set
  * when the worker broke the protocol (it is killed then). */
 static void judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *line, size_t len,
@@ -538,7 +544,10 @@ static void judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *
 	} else {
 		*pytest_exit = reply.exit;
 		*outcome = outcome_of_exit(reply.exit);
-		if (reply.error)
+		if (reply.error && strlen(reply.error) > ERROR_QUOTE_MAX)
+			snprintf(detail, cap, "worker error: %.*s... (cut at %d bytes)", ERROR_QUOTE_MAX, reply.error,
+				 ERROR_QUOTE_MAX);
+		else if (reply.error)
 			snprintf(detail, cap, "worker error: %s", reply.error);
 		else
 			snprintf(detail, cap, "pytest exit %lld", reply.exit);
@@ -585,7 +594,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 {
 	const char *dir = cb_json_str(request, "dir");
 	char *log = cb_path_join(dir, "worker.log"), *line = NULL, *req = NULL, *path = NULL, *id = NULL;
-	char started[32], finished[32], detail[768] = "", how[64] = "";
+	char started[32], finished[32], detail[CELL_DETAIL_MAX] = "", how[64] = "";
 	struct timespec t0;
 	struct cb_sink sink;
 	enum cb_wait what = CB_WAIT_EXITED;
