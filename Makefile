@@ -141,6 +141,7 @@ fuzz: $(FUZZ_BIN)
 bench: caliber
 	bench/reaccount.sh
 	bench/overhead.sh
+	bench/large_inputs.sh
 
 # On a GPU machine (through the device tool): the Python side's GPU tests and
 # a two-workload campaign. Needs ./caliber already built (the GPU image has

@@ -66,12 +66,36 @@ static int split_dtypes(const char *s, char ***out, size_t *n)
 	return 0;
 }
 
+/* inv->by_op over the first n rows, and the first op listed twice among
+ * them refused (in O(n log n): a corpus may list tens of thousands). */
+static int index_ops(struct cb_inventory *inv, size_t n, struct cb_err *err)
+{
+	const char **ops = calloc(n ? n : 1, sizeof(*ops));
+	size_t r, dup, first;
+	int rc;
+
+	if (!ops)
+		return cb_fail(err, "%s: out of memory", inv->path);
+	cb_strindex_release(&inv->by_op);
+	for (r = 0; r < n; r++)
+		ops[r] = inv->rows[r].col[CB_INV_OP];
+	rc = cb_strindex_init(&inv->by_op, ops, n, err);
+	free(ops);
+	if (rc < 0)
+		return cb_prefix(err, "%s", inv->path);
+	if (cb_strindex_first_dup(&inv->by_op, &dup, &first))
+		return cb_fail(err, "%s:%zu: op '%s' is already listed at line %zu", inv->path, inv->rows[dup].line,
+			       inv->rows[dup].col[CB_INV_OP], inv->rows[first].line);
+	return 0;
+}
+
 int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_inventory *inv,
 		       struct cb_err *err)
 {
 	int map[CB_INV_NCOLS];
 	const struct cb_csv_row *hdr;
-	size_t r, c, j;
+	size_t r = 0, c, j;
+	int empty_field = 0;
 
 	memset(inv, 0, sizeof(*inv));
 	inv->path = strdup(path);
@@ -117,15 +141,10 @@ int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_
 			ir->col[c] = map[c] < 0 ? NULL : row->fields[map[c]];
 			if (ir->col[c] && !*ir->col[c]) {
 				cb_fail(err, "%s:%zu: %s is empty", path, row->line, cb_inv_columns[c]);
+				empty_field = 1;
 				goto fail;
 			}
 		}
-		for (j = 0; j < r; j++)
-			if (strcmp(inv->rows[j].col[CB_INV_OP], ir->col[CB_INV_OP]) == 0) {
-				cb_fail(err, "%s:%zu: op '%s' is already listed at line %zu", path, row->line,
-					ir->col[CB_INV_OP], inv->rows[j].line);
-				goto fail;
-			}
 		if (split_dtypes(ir->col[CB_INV_DTYPES], &ir->dtypes, &ir->ndtypes) < 0) {
 			cb_fail(err, "%s: out of memory", path);
 			goto fail;
@@ -146,8 +165,20 @@ int cb_inventory_parse(const char *buf, size_t len, const char *path, struct cb_
 		if (check_optional(ir, path, err) < 0)
 			goto fail;
 	}
+	if (index_ops(inv, inv->nrows, err) < 0) {
+		cb_inventory_release(inv);
+		return -1;
+	}
 	return 0;
 fail:
+	/* The first error in the file is the one named: an op listed twice
+	 * in a row before this one, or in this one when its fields are all
+	 * there (the op is checked before its dtypes), comes first. */
+	if (inv->rows && r > 0) {
+		struct cb_err dup;
+		if (index_ops(inv, r + (r < inv->nrows && !empty_field), &dup) < 0)
+			*err = dup;
+	}
 	cb_inventory_release(inv);
 	return -1;
 }
@@ -161,6 +192,7 @@ void cb_inventory_release(struct cb_inventory *inv)
 	for (r = 0; r < inv->nrows && inv->rows; r++)
 		cb_strv_free(inv->rows[r].dtypes, inv->rows[r].ndtypes);
 	free(inv->rows);
+	cb_strindex_release(&inv->by_op);
 	cb_csv_release(&inv->csv);
 	free(inv->path);
 	memset(inv, 0, sizeof(*inv));
@@ -170,10 +202,7 @@ const struct cb_inv_row *cb_inventory_find(const struct cb_inventory *inv, const
 {
 	size_t r;
 
-	for (r = 0; r < inv->nrows; r++)
-		if (strcmp(inv->rows[r].col[CB_INV_OP], op) == 0)
-			return &inv->rows[r];
-	return NULL;
+	return cb_strindex_find(&inv->by_op, op, &r) ? &inv->rows[r] : NULL;
 }
 
 /* Whether node id "file::test..." lies in file. */

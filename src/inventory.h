@@ -7,6 +7,7 @@
 #include "csv.h"
 #include "manifest.h"
 #include "sha.h"
+#include "strindex.h"
 
 #define CB_INVENTORY_FILE "inventory_main.csv"
 
@@ -36,6 +37,7 @@ struct cb_inventory {
 	struct cb_csv csv;
 	struct cb_inv_row *rows;
 	size_t nrows;
+	struct cb_strindex by_op;     /* the rows by op, for cb_inventory_find */
 };
 
 /* Parse and check an inventory (header, one row per op, non-empty fields,

@@ -138,3 +138,26 @@ void cb_json_print_line(FILE *f, json_t *j)
 	free(s);
 	json_decref(j);
 }
+
+json_t *cb_json_text(const char *s)
+{
+	json_t *j = json_string(s);
+	char *esc, *p;
+
+	if (j || !s)
+		return j;
+	esc = malloc(4 * strlen(s) + 1);
+	if (!esc)
+		return NULL;
+	for (p = esc; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			*p++ = (char)c;
+		else
+			p += sprintf(p, "\\x%02x", c);
+	}
+	*p = '\0';
+	j = json_string(esc);
+	free(esc);
+	return j;
+}

@@ -26,6 +26,11 @@ int cb_json_write_atomic(const char *path, const json_t *j, unsigned mode, struc
  * release it (the reference is stolen). */
 void cb_json_print_line(FILE *f, json_t *j);
 
+/* A JSON string of s, which may hold anything a worker wrote (a file name,
+ * a log line): s itself when it is valid UTF-8, else s with every byte
+ * outside printable ASCII written as \xNN. NULL only when out of memory. */
+json_t *cb_json_text(const char *s);
+
 /* Small getters that borrow: NULL / fallback when absent or of another type. */
 const char *cb_json_str(const json_t *obj, const char *key);
 json_int_t cb_json_int(const json_t *obj, const char *key, json_int_t fallback);

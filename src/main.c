@@ -7,6 +7,7 @@
 #include "caliber.h"
 #include "cmd/cmd.h"
 #include "fsutil.h"
+#include "proc.h"
 
 struct cmd_entry {
 	const char *name;
@@ -88,6 +89,13 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return CB_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], CB_LIFELINE_ARG) == 0) {
+		/* caliber as the exec wrapper of a worker (proc.h); returns only on failure */
+		err = (struct cb_err)CB_ERR_INIT;
+		cb_lifeline_exec(argc, argv, &err);
+		fprintf(stderr, "caliber: %s: %s\n", CB_LIFELINE_ARG, err.msg);
+		return 127;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("caliber %s (commit %s)\n", cb_version(), cb_commit());

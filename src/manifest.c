@@ -1,17 +1,20 @@
 /* manifest.c: loading and validating "caliber.manifest/1" (SPEC section 3).
  *
  * Shape (presence, types, unknown keys) is described by the tables below and
- * checked by schema.c; the rules between fields follow in check_*() in the
- * order the spec states them. Every error names the field by JSON path. */
+ * checked by schema.c, the bounds of every number by int_bounds and
+ * real_bounds; the rules between fields follow in check_*() in the order
+ * the spec states them. Every error names the field by JSON path. */
 #include "manifest.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fsutil.h"
 #include "jsonio.h"
 #include "schema.h"
+#include "strindex.h"
 
 /* A source identity, the same in sources.* and in a cell's compiler. */
 #define IDENTITY_FIELDS \
@@ -126,6 +129,119 @@ static const struct cb_field manifest_fields[] = {
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
 
+/* What makes sense for every number of a manifest, each bound written
+ * once (issue 14: a timeout of 2^63 - 1 s overflowed the budget, a gain of
+ * 1e308 was sealed as gain_ppm -2^63). A path names the field, "[]"
+ * standing for every element of an array; a field that is absent is the
+ * schema's business (required or defaulted), a present one must be an
+ * integer or a number within its bounds, and the message says them. */
+static const struct int_bound {
+	const char *path;
+	long long lo, hi;
+	const char *unit;
+} int_bounds[] = {
+	{ "timer.warmup_ms", 0, 60000, "ms per row" },
+	{ "timer.rep_ms", 1, 60000, "ms per row" },
+	{ "timer.repeats", 2, 10000, "samples per row" },
+	{ "timer.sessions", 2, 64, "sessions per cell and round" },
+	{ "topology.measured_launch_floor", 0, 1000000000, "launches" },
+	{ "workloads[].timeout_s", 1, CB_TIMEOUT_S_MAX, "seconds per cell and phase" },
+	{ "workloads[].shapes.values[][]", 1, 2147483647, "elements per dimension" },
+};
+
+static const struct real_bound {
+	const char *path;
+	double lo;
+	int lo_open;          /* > lo, else >= lo */
+	double hi;
+	int hi_open;          /* < hi, else <= hi */
+} real_bounds[] = {
+	{ "timer.throttle_floor", 0, 1, 1, 0 },
+	{ "thresholds.gain", 0, 1, 10, 0 },
+	{ "thresholds.regression", -1, 1, 0, 1 },
+	{ "thresholds.confidence", 0.5, 0, 1, 1 },
+};
+
+/* One value a bound table names: v at JSON path at, against row i of
+ * int_bounds (integer) or real_bounds. */
+static int check_bound(const json_t *v, const char *at, int integer, size_t i, struct cb_err *err)
+{
+	if (integer) {
+		const struct int_bound *b = &int_bounds[i];
+		json_int_t x = json_integer_value(v);
+		if (!json_is_integer(v))
+			return cb_fail(err, "%s: expected integer, got %s", at, cb_jtype_name(v));
+		if (x < b->lo || x > b->hi)
+			return cb_fail(err, "%s: must be an integer from %lld to %lld (%s), got %lld", at, b->lo, b->hi,
+				       b->unit, (long long)x);
+	} else {
+		const struct real_bound *b = &real_bounds[i];
+		double x = json_number_value(v);
+		if (!json_is_number(v))
+			return cb_fail(err, "%s: expected number, got %s", at, cb_jtype_name(v));
+		if (!(b->lo_open ? x > b->lo : x >= b->lo) || !(b->hi_open ? x < b->hi : x <= b->hi))
+			return cb_fail(err, "%s: must be %s %g and %s %g, got %g", at, b->lo_open ? ">" : ">=", b->lo,
+				       b->hi_open ? "<" : "<=", b->hi, x);
+	}
+	return 0;
+}
+
+/* Every value at the rest of path pattern p below v, whose JSON path is
+ * at[0..len), checked against its bound (check_bound's integer, i). */
+static int check_bounds_at(const json_t *v, const char *p, char *at, size_t len, size_t cap, int integer,
+			   size_t i, struct cb_err *err)
+{
+	size_t k, n;
+	const json_t *e;
+
+	if (!*p)
+		return check_bound(v, at, integer, i, err);
+	if (p[0] == '[') {
+		json_array_foreach((json_t *)v, k, e) {
+			n = (size_t)snprintf(at + len, cap - len, "[%zu]", k);
+			if (n >= cap - len)
+				return cb_fail(err, "%.*s: path too long", (int)len, at);
+			if (check_bounds_at(e, p + 2, at, len + n, cap, integer, i, err) < 0)
+				return -1;
+		}
+		at[len] = '\0';
+		return 0;
+	}
+	if (*p == '.')
+		p++;
+	n = strcspn(p, ".[");
+	{
+		char key[64];
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		e = json_object_get(v, key);
+		if (!e)
+			return 0;
+		k = (size_t)snprintf(at + len, cap - len, "%s%s", len ? "." : "", key);
+		if (k >= cap - len)
+			return cb_fail(err, "%.*s: path too long", (int)len, at);
+	}
+	return check_bounds_at(e, p + n, at, len + k, cap, integer, i, err);
+}
+
+/* Every number of the manifest within its bounds (int_bounds, real_bounds). */
+static int check_numbers(const struct cb_manifest *m, struct cb_err *err)
+{
+	char at[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(int_bounds) / sizeof(int_bounds[0]); i++) {
+		at[0] = '\0';
+		if (check_bounds_at(m->doc, int_bounds[i].path, at, 0, sizeof(at), 1, i, err) < 0)
+			return -1;
+	}
+	for (i = 0; i < sizeof(real_bounds) / sizeof(real_bounds[0]); i++) {
+		at[0] = '\0';
+		if (check_bounds_at(m->doc, real_bounds[i].path, at, 0, sizeof(at), 0, i, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static const char *const role_names[CB_NROLES] = { "baseline", "control", "candidate" };
 static const char *const source_names[CB_NSOURCES] = { "compiler", "corpus", "harness" };
 
@@ -220,22 +336,12 @@ static int check_device_timer_topology(struct cb_manifest *m, struct cb_err *err
 	if (strcmp(m->graph_capture, "auto") != 0 && strcmp(m->graph_capture, "off") != 0)
 		return cb_fail(err, "timer.graph_capture: expected 'auto' or 'off', got '%s'",
 			       m->graph_capture);
-	if (m->warmup_ms < 0)
-		return cb_fail(err, "timer.warmup_ms: must be >= 0, got %lld", m->warmup_ms);
-	if (m->rep_ms <= 0)
-		return cb_fail(err, "timer.rep_ms: must be > 0, got %lld", m->rep_ms);
-	if (m->repeats < 2)
-		return cb_fail(err, "timer.repeats: must be >= 2 (an interval needs samples), got %lld",
-			       m->repeats);
+	/* sessions and throttle_floor are bounded with every other number
+	 * (int_bounds, real_bounds); here they only get their defaults. */
 	m->sessions = cb_json_int(timer, "sessions", CB_DEFAULT_SESSIONS);
-	if (m->sessions < 2)
-		return cb_fail(err, "timer.sessions: must be >= 2 (the interval needs independent sessions), got %lld",
-			       m->sessions);
 	m->throttle_floor = json_object_get(timer, "throttle_floor")
 				    ? json_number_value(json_object_get(timer, "throttle_floor"))
 				    : CB_DEFAULT_THROTTLE_FLOOR;
-	if (!(m->throttle_floor > 0 && m->throttle_floor <= 1))
-		return cb_fail(err, "timer.throttle_floor: must be in (0, 1], got %g", m->throttle_floor);
 
 	m->topology_op = cb_json_str(topo, "op");
 	if (!m->topology_op)
@@ -243,9 +349,6 @@ static int check_device_timer_topology(struct cb_manifest *m, struct cb_err *err
 	if (!*m->topology_op)
 		return cb_fail(err, "topology.op: must not be empty");
 	m->launch_floor = cb_json_int(topo, "measured_launch_floor", -1);
-	if (m->launch_floor < 0)
-		return cb_fail(err, "topology.measured_launch_floor: must be >= 0, got %lld",
-			       m->launch_floor);
 	return 0;
 }
 
@@ -371,13 +474,6 @@ static int check_thresholds(struct cb_manifest *m, struct cb_err *err)
 	m->gain = json_number_value(json_object_get(t, "gain"));
 	m->regression = json_number_value(json_object_get(t, "regression"));
 	m->confidence = json_number_value(json_object_get(t, "confidence"));
-	if (!(m->gain > 0))
-		return cb_fail(err, "thresholds.gain: must be > 0, got %g", m->gain);
-	if (!(m->regression < 0))
-		return cb_fail(err, "thresholds.regression: must be < 0, got %g", m->regression);
-	if (!(m->confidence > 0 && m->confidence < 1))
-		return cb_fail(err, "thresholds.confidence: must be strictly between 0 and 1, got %g",
-			       m->confidence);
 	m->policy = cb_json_str(m->doc, "production_default_policy");
 	if (strcmp(m->policy, "unchanged-off") != 0)
 		return cb_fail(err, "production_default_policy: must be 'unchanged-off', got '%s'", m->policy);
@@ -443,10 +539,6 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 		return cb_fail(err, "workloads[%zu].id: '%s' is not a valid id ([A-Za-z0-9._-])", i, wl->id);
 	if (strlen(wl->id) > CB_IDENT_MAX)
 		return cb_fail(err, "workloads[%zu].id: " IDENT_TOO_LONG, i, wl->id, strlen(wl->id), CB_IDENT_MAX);
-	for (j = 0; j < i; j++)
-		if (strcmp(m->workloads[j].id, wl->id) == 0)
-			return cb_fail(err, "workloads[%zu].id: '%s' is used twice (first at workloads[%zu])",
-				       i, wl->id, j);
 	if (!*wl->op)
 		return cb_fail(err, "workloads[%zu].op: must not be empty", i);
 	if (wl->ndtypes == 0)
@@ -459,8 +551,6 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 				return cb_fail(err, "workloads[%zu].dtypes[%zu]: '%s' is listed twice", i, j,
 					       wl->dtypes[j]);
 	}
-	if (wl->timeout_s <= 0)
-		return cb_fail(err, "workloads[%zu].timeout_s: must be > 0, got %lld", i, wl->timeout_s);
 	snprintf(path, sizeof(path), "workloads[%zu].benchmark.target", i);
 	if (check_target(wl->bench_target, path, err) < 0)
 		return -1;
@@ -490,6 +580,27 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 	return 0;
 }
 
+/* No id of the first n workloads used twice, found in O(n log n). */
+static int check_ids_unique(const struct cb_manifest *m, size_t n, struct cb_err *err)
+{
+	const char **ids = calloc(n ? n : 1, sizeof(*ids));
+	struct cb_strindex x;
+	size_t i, dup, first;
+	int rc;
+
+	if (!ids)
+		return cb_fail(err, "workloads: out of memory");
+	for (i = 0; i < n; i++)
+		ids[i] = m->workloads[i].id;
+	rc = cb_strindex_init(&x, ids, n, err);
+	if (rc == 0 && cb_strindex_first_dup(&x, &dup, &first))
+		rc = cb_fail(err, "workloads[%zu].id: '%s' is used twice (first at workloads[%zu])", dup,
+			     m->workloads[dup].id, first);
+	cb_strindex_release(&x);
+	free(ids);
+	return rc;
+}
+
 int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_manifest *m,
 		      struct cb_err *err)
 {
@@ -507,7 +618,7 @@ int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_m
 	if (!m->doc)
 		goto fail;
 	named = 0;
-	if (cb_schema_check(m->doc, manifest_fields, "", err) < 0)
+	if (cb_schema_check(m->doc, manifest_fields, "", err) < 0 || check_numbers(m, err) < 0)
 		goto fail;
 	schema = cb_json_str(m->doc, "schema");
 	if (strcmp(schema, CB_MANIFEST_SCHEMA) != 0) {
@@ -538,8 +649,18 @@ int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_m
 		goto fail;
 	}
 	for (i = 0; i < m->nworkloads; i++)
-		if (check_workload(m, i, err) < 0)
+		if (check_workload(m, i, err) < 0) {
+			/* The first error in the file is the one named: an id used
+			 * twice up to this workload (its id, when valid and not too
+			 * long, is checked before the rest of it) comes first. */
+			struct cb_err dup;
+			const char *id = m->workloads[i].id;
+			if (check_ids_unique(m, i + (cb_is_ident(id) && strlen(id) <= CB_IDENT_MAX ? 1 : 0), &dup) < 0)
+				*err = dup;
 			goto fail;
+		}
+	if (check_ids_unique(m, m->nworkloads, err) < 0)
+		goto fail;
 	return 0;
 fail:
 	if (!named)

@@ -79,6 +79,9 @@ struct cb_manifest {
 	size_t nworkloads;
 };
 
+/* The longest timeout_s of a workload: a day per cell and phase. */
+#define CB_TIMEOUT_S_MAX 86400
+
 /* Load and validate a manifest file; every rule of SPEC section 3. */
 int cb_manifest_load(const char *path, struct cb_manifest *m, struct cb_err *err);
 /* The same from bytes already read (name is used in errors). */

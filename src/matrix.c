@@ -1,6 +1,7 @@
 /* matrix.c: building, freezing and binding the task matrix. */
 #include "matrix.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,14 @@ int cb_selection_parse(const char *s, enum cb_selection *out)
 
 long long cb_task_budget_s(const struct cb_workload *w, int with_round_b)
 {
-	return w->timeout_s * CB_NROLES * (with_round_b ? 3 : 2);
+	const long long cells = CB_NROLES * (with_round_b ? 3 : 2);
+
+	return w->timeout_s > LLONG_MAX / cells ? LLONG_MAX : w->timeout_s * cells;
+}
+
+long long cb_budget_add(long long a, long long b)
+{
+	return a > LLONG_MAX - b ? LLONG_MAX : a + b;
 }
 
 /* The pytest selection of a workload's benchmark and correctness phases. */

@@ -19,8 +19,14 @@ const char *cb_phase_name(enum cb_phase p);     /* "correctness", "a", "b" */
 const char *cb_selection_name(enum cb_selection s);
 int cb_selection_parse(const char *s, enum cb_selection *out);
 
-/* Budget of one task: every phase of every cell at its timeout. */
+/* Budget of one task: every phase of every cell at its timeout (held at
+ * LLONG_MAX rather than overflowing; a valid manifest's timeouts keep it
+ * far below). */
 long long cb_task_budget_s(const struct cb_workload *w, int with_round_b);
+
+/* a + b of two budgets >= 0, held at LLONG_MAX rather than overflowing:
+ * how budgets are summed. */
+long long cb_budget_add(long long a, long long b);
 
 #define CB_FROZEN_INVENTORY "inventory.csv"
 

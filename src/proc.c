@@ -10,10 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "buf.h"
+#include "fsutil.h"
 
 char *cb_self_exe(struct cb_err *err)
 {
@@ -66,20 +71,121 @@ static int cloexec_pipe(int p[2])
 	return 0;
 }
 
-int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const envp[], int with_reply,
+/* The file PATH would run for name (which has no '/'), as posix_spawnp
+ * looks it up: a fresh string, or NULL when no executable file is found. */
+static char *find_in_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+
+	for (p = path ? path : "/bin:/usr/bin";; p = colon + 1) {
+		size_t n;
+		char *cand;
+		struct stat st;
+
+		colon = strchr(p, ':');
+		n = colon ? (size_t)(colon - p) : strlen(p);
+		cand = n ? cb_strdupf("%.*s/%s", (int)n, p, name) : cb_strdupf("./%s", name);
+		if (cand && stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		if (!colon)
+			return NULL;
+	}
+}
+
+/* The argv that runs argv through caliber's own binary as the lifeline
+ * exec wrapper (cb_lifeline_exec), into *wrapped (a fresh array whose
+ * strings are argv's but for the three caliber adds; *owned holds those to
+ * free). 0 when the wrapper cannot be used here (not Linux, no
+ * /proc/self/exe): argv then runs as it is. -1 when argv[0] is not found. */
+static int lifeline_argv(const char *const argv[], const char ***wrapped, char *owned[2], struct cb_err *err)
+{
+#ifdef __linux__
+	size_t n = 0, i;
+	char *path;
+
+	*wrapped = NULL;
+	owned[0] = owned[1] = NULL;
+	if (access("/proc/self/exe", X_OK) != 0)
+		return 0;
+	path = strchr(argv[0], '/') ? strdup(argv[0]) : find_in_path(argv[0]);
+	if (!path)
+		return cb_fail(err, "%s: cannot start: %s", argv[0], strerror(ENOENT));
+	while (argv[n])
+		n++;
+	owned[0] = path;
+	owned[1] = cb_strdupf("%ld", (long)getpid());
+	*wrapped = calloc(n + 5, sizeof(**wrapped));
+	if (!owned[1] || !*wrapped) {
+		free(owned[0]);
+		free(owned[1]);
+		free(*wrapped);
+		*wrapped = NULL;
+		return cb_fail(err, "%s: out of memory", argv[0]);
+	}
+	(*wrapped)[0] = "caliber";
+	(*wrapped)[1] = CB_LIFELINE_ARG;
+	(*wrapped)[2] = owned[1];
+	(*wrapped)[3] = owned[0];
+	for (i = 0; i < n; i++)
+		(*wrapped)[4 + i] = argv[i];
+	return 1;
+#else
+	(void)argv;
+	(void)err;
+	*wrapped = NULL;
+	owned[0] = owned[1] = NULL;
+	return 0;
+#endif
+}
+
+int cb_lifeline_exec(int argc, char **argv, struct cb_err *err)
+{
+#ifdef __linux__
+	char *end;
+	long parent;
+
+	if (argc < 5)
+		return cb_fail(err, "usage: caliber %s PID PATH ARGV0 [ARGS...]", CB_LIFELINE_ARG);
+	parent = strtol(argv[2], &end, 10);
+	if (*end || parent <= 1)
+		return cb_fail(err, "'%s' is not the runner's pid", argv[2]);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return cb_fail(err, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
+	/* The runner may have died before the signal was asked for. */
+	if (getppid() != (pid_t)parent)
+		return cb_fail(err, "the runner (pid %ld) is gone; not starting %s", parent, argv[3]);
+	execv(argv[3], argv + 4);
+	return cb_fail(err, "%s: cannot start: %s", argv[3], strerror(errno));
+#else
+	(void)argc;
+	(void)argv;
+	return cb_fail(err, "%s: only on Linux", CB_LIFELINE_ARG);
+#endif
+}
+
+int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const envp[], int flags,
 		   struct cb_err *err)
 {
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	const int with_reply = (flags & CB_CHILD_REPLY) != 0;
+	const char **wrapped = NULL;
+	char *owned[2] = { NULL, NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	int rc;
+	int rc, lifeline = 0;
 
 	memset(c, 0, sizeof(*c));
+	if ((flags & CB_CHILD_LIFELINE) && (lifeline = lifeline_argv(argv, &wrapped, owned, err)) < 0)
+		return -1;
 	if (cloexec_pipe(in) < 0 || cloexec_pipe(out) < 0 || cloexec_pipe(er) < 0 ||
 	    (with_reply && cloexec_pipe(rep) < 0)) {
 		rc = errno;
 		close_fd(&in[0]); close_fd(&in[1]); close_fd(&out[0]); close_fd(&out[1]);
 		close_fd(&er[0]); close_fd(&er[1]); close_fd(&rep[0]); close_fd(&rep[1]);
+		free(wrapped);
+		free(owned[0]);
+		free(owned[1]);
 		return cb_fail(err, "%s: pipe: %s", argv[0], strerror(rc));
 	}
 	posix_spawn_file_actions_init(&fa);
@@ -102,11 +208,16 @@ int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const env
 	/* posix_spawn takes char *const argv[] for historical reasons and
 	 * does not modify the strings; the cast is the one place that says so. */
 	{
+		const char *const *run = lifeline ? wrapped : argv;
 		char *const *av;
-		memcpy(&av, &argv, sizeof(av));
-		rc = strchr(argv[0], '/') ? posix_spawn(&c->pid, argv[0], &fa, &attr, av, envp)
-					  : posix_spawnp(&c->pid, argv[0], &fa, &attr, av, envp);
+		memcpy(&av, &run, sizeof(av));
+		rc = lifeline ? posix_spawn(&c->pid, "/proc/self/exe", &fa, &attr, av, envp)
+		     : strchr(argv[0], '/') ? posix_spawn(&c->pid, argv[0], &fa, &attr, av, envp)
+					    : posix_spawnp(&c->pid, argv[0], &fa, &attr, av, envp);
 	}
+	free(wrapped);
+	free(owned[0]);
+	free(owned[1]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close_fd(&in[0]);
@@ -141,8 +252,39 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
+void cb_sink_init(struct cb_sink *s, int fd, unsigned long long cap)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+	s->cap = cap;
+}
+
+/* n bytes of the child's output into the sink: up to its cap, then the
+ * line that says where it was cut, then nothing but the count. */
+static void sink_add(struct cb_sink *s, const char *p, size_t n)
+{
+	unsigned long long room;
+
+	if (!s)
+		return;
+	room = s->written < s->cap ? s->cap - s->written : 0;
+	if (n <= room) {
+		write_all(s->fd, p, n);
+		s->written += n;
+		return;
+	}
+	write_all(s->fd, p, (size_t)room);
+	s->written += room;
+	if (!s->dropped) {
+		char note[96];
+		int k = snprintf(note, sizeof(note), "\ncaliber: output cut at %llu bytes\n", s->cap);
+		write_all(s->fd, note, (size_t)k);
+	}
+	s->dropped += n - room;
+}
+
 /* Take one complete line out of the reply buffer, if there is one. */
-static char *take_line(struct cb_child *c)
+static char *take_line(struct cb_child *c, size_t *len)
 {
 	char *nl = c->reply_buf ? memchr(c->reply_buf, '\n', c->reply_len) : NULL;
 	char *line;
@@ -151,44 +293,133 @@ static char *take_line(struct cb_child *c)
 	if (!nl)
 		return NULL;
 	n = (size_t)(nl - c->reply_buf);
-	line = strndup(c->reply_buf, n);
+	line = malloc(n + 1);
+	if (!line)
+		return NULL;
+	memcpy(line, c->reply_buf, n);
+	line[n] = '\0';
 	memmove(c->reply_buf, nl + 1, c->reply_len - n - 1);
 	c->reply_len -= n + 1;
+	*len = n;
 	return line;
 }
 
+/* Whether the child has exited (waiting for that with block), reaped or
+ * not; it is left unreaped: a zombie still holds its pid and so its
+ * process group id, which cannot name another group until it is reaped. */
+static int exited(struct cb_child *c, int block)
+{
+	siginfo_t si;
+	int r;
+
+	if (c->reaped)
+		return 1;
+	memset(&si, 0, sizeof(si));
+	do
+		r = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
+	while (r < 0 && errno == EINTR);
+	return r == 0 && si.si_pid == c->pid;
+}
+
+/* Reap the child once it has exited (waiting for that with block). What
+ * it started and left in its process group is killed first, while the
+ * group id is still its own: a worker's children end with it, and cannot
+ * hold its pipes open or the device busy after it. */
 static void reap(struct cb_child *c, int block)
 {
 	pid_t r;
 
-	if (!c->pid || c->reaped)
+	if (!c->pid || c->reaped || !exited(c, block))
 		return;
+	kill(-c->pid, SIGKILL);
 	do
-		r = waitpid(c->pid, &c->status, block ? 0 : WNOHANG);
+		r = waitpid(c->pid, &c->status, 0);
 	while (r < 0 && errno == EINTR);
 	if (r == c->pid)
 		c->reaped = 1;
 }
 
-int cb_child_wait(struct cb_child *c, int log_fd, long long deadline_ms, enum cb_wait *what,
-		  char **line, struct cb_err *err)
+/* Reap the child, waiting until deadline_ms at most (0: as long as it
+ * takes); whether it was reaped. Polled, so that a child which closed its
+ * pipes but keeps running cannot hold caliber past a deadline. */
+static int reap_by(struct cb_child *c, long long deadline_ms)
+{
+	long long nap_ms = 1;
+
+	if (deadline_ms <= 0) {
+		reap(c, 1);
+		return c->reaped;
+	}
+	for (;;) {
+		long long left;
+
+		reap(c, 0);
+		if (c->reaped || !c->pid)
+			return 1;
+		left = deadline_ms - cb_mono_ms();
+		if (left <= 0)
+			return 0;
+		if (nap_ms > left)
+			nap_ms = left;
+		nanosleep(&(struct timespec){ (time_t)(nap_ms / 1000), (long)(nap_ms % 1000) * 1000000L }, NULL);
+		if (nap_ms < 50)
+			nap_ms *= 2;
+	}
+}
+
+/* Append n bytes read from the reply pipe; past CB_REPLY_MAX without a
+ * newline the pipe is no longer read. Returns -1 when out of memory. */
+static int reply_add(struct cb_child *c, const char *p, size_t n)
+{
+	char *nb = realloc(c->reply_buf, c->reply_len + n);
+
+	if (!nb)
+		return -1;
+	memcpy(nb + c->reply_len, p, n);
+	c->reply_buf = nb;
+	c->reply_len += n;
+	return 0;
+}
+
+/* Whether the reply buffer holds more than CB_REPLY_MAX bytes and no
+ * newline: the line would never end within bounds. */
+static int reply_overlong(const struct cb_child *c)
+{
+	return c->reply_len > CB_REPLY_MAX && !memchr(c->reply_buf, '\n', c->reply_len);
+}
+
+/* How often (ms) a wait looks whether the child has exited while its
+ * pipes stay open (something it started may hold them), and how long (ms)
+ * the pipes of a child seen gone are still read: what it wrote before it
+ * went, while the rest of its group dies. */
+#define EXIT_LOOK_MS 100
+#define DRAIN_MS 2000
+
+int cb_child_wait(struct cb_child *c, struct cb_sink *sink, long long deadline_ms, enum cb_wait *what,
+		  char **line, size_t *len, struct cb_err *err)
 {
 	char buf[65536];
+	long long gone_at = 0;   /* when the child was seen gone with its pipes open */
 
+	*line = NULL;
+	*len = 0;
 	if (!c->pid) {
-		*line = NULL;
 		*what = CB_WAIT_EXITED;
 		return 0;
 	}
-	*line = take_line(c);
-	if (*line) {
+	if ((*line = take_line(c, len))) {
 		*what = CB_WAIT_REPLY;
 		return 0;
 	}
 	for (;;) {
 		struct pollfd pf[3];
-		int fds[3] = { c->out_fd, c->err_fd, c->reply_fd }, n = 0, i, timeout = -1, pr;
+		int fds[3] = { c->out_fd, c->err_fd, c->reply_fd }, n = 0, i, timeout, pr;
+		long long until = deadline_ms;
 
+		if (reply_overlong(c)) {
+			*what = CB_WAIT_OVERLONG;
+			return 0;
+		}
 		for (i = 0; i < 3; i++)
 			if (fds[i] >= 0) {
 				pf[n].fd = fds[i];
@@ -197,18 +428,26 @@ int cb_child_wait(struct cb_child *c, int log_fd, long long deadline_ms, enum cb
 				n++;
 			}
 		if (n == 0) {
-			/* every pipe closed: the child is gone or going */
-			reap(c, 1);
-			*what = CB_WAIT_EXITED;
+			/* Every pipe closed: the child is gone or going, or it
+			 * closed them and runs on; either way within the deadline. */
+			*what = reap_by(c, deadline_ms) ? CB_WAIT_EXITED : CB_WAIT_TIMEOUT;
 			return 0;
 		}
-		if (deadline_ms > 0) {
-			long long left = deadline_ms - cb_mono_ms();
+		if (gone_at && (until <= 0 || gone_at + DRAIN_MS < until))
+			until = gone_at + DRAIN_MS;
+		timeout = gone_at ? -1 : EXIT_LOOK_MS;
+		if (until > 0) {
+			long long left = until - cb_mono_ms();
 			if (left <= 0) {
-				*what = CB_WAIT_TIMEOUT;
+				/* Gone, and what held its pipes has not let go (it
+				 * left the group): its output ends here. */
+				if (gone_at)
+					reap(c, 1);
+				*what = gone_at ? CB_WAIT_EXITED : CB_WAIT_TIMEOUT;
 				return 0;
 			}
-			timeout = left > 1000000 ? 1000000 : (int)left;
+			if (timeout < 0 || left < timeout)
+				timeout = left > 1000000 ? 1000000 : (int)left;
 		}
 		pr = poll(pf, (nfds_t)n, timeout);
 		if (pr < 0 && errno == EINTR)
@@ -229,22 +468,49 @@ int cb_child_wait(struct cb_child *c, int log_fd, long long deadline_ms, enum cb
 				continue;
 			}
 			if (pf[i].fd == c->reply_fd) {
-				char *nb = realloc(c->reply_buf, c->reply_len + (size_t)r);
-				if (!nb)
+				if (reply_add(c, buf, (size_t)r) < 0)
 					return cb_fail(err, "out of memory");
-				memcpy(nb + c->reply_len, buf, (size_t)r);
-				c->reply_buf = nb;
-				c->reply_len += (size_t)r;
 			} else {
-				write_all(log_fd, buf, (size_t)r);
+				sink_add(sink, buf, (size_t)r);
 			}
 		}
-		*line = take_line(c);
-		if (*line) {
+		if ((*line = take_line(c, len))) {
 			*what = CB_WAIT_REPLY;
 			return 0;
 		}
+		if (!gone_at && exited(c, 0)) {
+			/* Gone while its pipes stay open: what it started holds
+			 * them. That goes now (its group is still its own); what
+			 * is in the pipes is read until they close. */
+			kill(-c->pid, SIGKILL);
+			gone_at = cb_mono_ms();
+		}
 	}
+}
+
+int cb_child_reply_pending(struct cb_child *c)
+{
+	char buf[4096];
+
+	if (!c->pid)
+		return 0;
+	while (c->reply_len == 0 && c->reply_fd >= 0) {
+		struct pollfd pf = { c->reply_fd, POLLIN, 0 };
+		ssize_t r;
+
+		if (poll(&pf, 1, 0) <= 0 || !(pf.revents & (POLLIN | POLLHUP | POLLERR)))
+			break;
+		r = read(c->reply_fd, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			close_fd(&c->reply_fd);
+			break;
+		}
+		if (reply_add(c, buf, (size_t)r) < 0)
+			return 1;
+	}
+	return c->reply_len > 0;
 }
 
 void cb_child_close_stdin(struct cb_child *c)
@@ -255,22 +521,12 @@ void cb_child_close_stdin(struct cb_child *c)
 
 void cb_child_kill(struct cb_child *c, long long grace_ms)
 {
-	long long until;
-
 	if (!c->pid || c->reaped)
 		return;
 	kill(-c->pid, SIGTERM);
-	until = cb_mono_ms() + grace_ms;
-	for (;;) {
-		reap(c, 0);
-		if (c->reaped)
-			break;
-		if (cb_mono_ms() >= until) {
-			kill(-c->pid, SIGKILL);
-			reap(c, 1);
-			break;
-		}
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	if (!reap_by(c, cb_mono_ms() + grace_ms)) {
+		kill(-c->pid, SIGKILL);
+		reap_by(c, cb_mono_ms() + grace_ms);
 	}
 	/* Whatever else is left of the group goes too. */
 	kill(-c->pid, SIGKILL);
@@ -284,10 +540,25 @@ void cb_child_release(struct cb_child *c)
 	close_fd(&c->out_fd);
 	close_fd(&c->err_fd);
 	close_fd(&c->reply_fd);
-	reap(c, 1);
+	if (!c->reaped) {
+		kill(-c->pid, SIGKILL);
+		reap_by(c, cb_mono_ms() + 5000);
+	}
 	free(c->reply_buf);
 	c->reply_buf = NULL;
 	c->reply_len = 0;
+}
+
+/* Append p[0..n) to b keeping at least its last keep bytes (and at most
+ * twice that): where a child's stderr ends is what says why it failed. */
+static void keep_tail(struct cb_buf *b, const char *p, size_t n, size_t keep)
+{
+	cb_buf_add(b, p, n);
+	if (b->data && b->len > 2 * keep) {
+		memmove(b->data, b->data + b->len - keep, keep);
+		b->len = keep;
+		b->data[keep] = '\0';
+	}
 }
 
 int cb_run_capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
@@ -301,21 +572,25 @@ int cb_run_capture(const char *const argv[], char *const envp[], long long timeo
 	if (cb_child_spawn(&c, argv, envp, 0, err) < 0)
 		return -1;
 	cb_child_close_stdin(&c);
-	while (c.out_fd >= 0 || c.err_fd >= 0) {
+	for (;;) {
 		struct pollfd pf[2];
 		int n = 0, i, pr;
 		if (c.out_fd >= 0) { pf[n].fd = c.out_fd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
 		if (c.err_fd >= 0) { pf[n].fd = c.err_fd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
-		pr = poll(pf, (nfds_t)n, deadline ? (int)(deadline - cb_mono_ms() > 0 ? deadline - cb_mono_ms() : 0) : -1);
+		/* With its output closed, the child still has to exit by the deadline. */
+		pr = n == 0 ? (reap_by(&c, deadline) ? 1 : 0)
+			    : poll(pf, (nfds_t)n, deadline ? (int)(deadline - cb_mono_ms() > 0 ? deadline - cb_mono_ms() : 0) : -1);
 		if (pr < 0 && errno == EINTR)
 			continue;
-		if (pr == 0 || (deadline && cb_mono_ms() >= deadline)) {
+		if (pr == 0 || (deadline && cb_mono_ms() >= deadline && !c.reaped)) {
 			cb_child_kill(&c, 200);
 			cb_child_release(&c);
 			cb_buf_release(&ob);
 			cb_buf_release(&eb);
 			return cb_fail(err, "%s: no answer within %lld ms", argv[0], timeout_ms);
 		}
+		if (n == 0)
+			break;
 		for (i = 0; i < n; i++) {
 			ssize_t r;
 			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -329,8 +604,8 @@ int cb_run_capture(const char *const argv[], char *const envp[], long long timeo
 			}
 			if (pf[i].fd == c.out_fd && ob.len < 65536)
 				cb_buf_add(&ob, buf, (size_t)r);
-			else if (pf[i].fd == c.err_fd && eb.len < 4096)
-				cb_buf_add(&eb, buf, (size_t)r);
+			else if (pf[i].fd == c.err_fd)
+				keep_tail(&eb, buf, (size_t)r, 4096);
 		}
 	}
 	cb_child_release(&c);

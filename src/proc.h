@@ -25,30 +25,80 @@ struct cb_child {
 	size_t reply_len;
 };
 
-/* Start argv[0] (looked up in PATH when it has no '/') with exactly envp.
- * with_reply adds a pipe on the child's fd 3 for reply lines. */
-int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const envp[], int with_reply,
+/* cb_child_spawn's flags. */
+enum {
+	CB_CHILD_REPLY = 1,     /* a pipe on the child's fd 3 for reply lines */
+	CB_CHILD_LIFELINE = 2   /* the child dies with caliber (see cb_lifeline_exec) */
+};
+
+/* Start argv[0] (looked up in PATH when it has no '/') with exactly envp,
+ * as flags say. */
+int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const envp[], int flags,
 		   struct cb_err *err);
+
+/* The argument that makes caliber an exec wrapper (main() checks it
+ * first): `caliber --lifeline-exec PID PATH ARGV0 ARGS...`. */
+#define CB_LIFELINE_ARG "--lifeline-exec"
+
+/* The exec wrapper CB_CHILD_LIFELINE spawns a child through (Linux), since
+ * posix_spawn cannot ask for a parent-death signal: set PR_SET_PDEATHSIG
+ * to SIGKILL, make sure the runner PID is still the parent (it may have
+ * died before), then exec PATH with ARGV0 ARGS.... Returns only on
+ * failure, with err filled. */
+int cb_lifeline_exec(int argc, char **argv, struct cb_err *err);
+
+/* The longest reply line taken; a longer one ends the wait with
+ * CB_WAIT_OVERLONG (a worker cannot grow caliber's memory without bound). */
+#define CB_REPLY_MAX (1024 * 1024)
+
+/* Where a child's stdout and stderr go while it is waited for: fd (-1
+ * discards) gets at most cap bytes, then the line "caliber: output cut at
+ * <cap> bytes"; what comes after is only counted. */
+struct cb_sink {
+	int fd;
+	unsigned long long cap;
+	unsigned long long written;   /* bytes of the child's output written to fd */
+	unsigned long long dropped;   /* bytes left out after the cap */
+};
+
+/* A sink into fd (-1: discard) capped at cap bytes. */
+void cb_sink_init(struct cb_sink *s, int fd, unsigned long long cap);
 
 enum cb_wait {
 	CB_WAIT_REPLY,      /* a reply line arrived (returned through *line) */
 	CB_WAIT_EXITED,     /* the child exited (and closed its pipes) */
-	CB_WAIT_TIMEOUT     /* the deadline passed */
+	CB_WAIT_TIMEOUT,    /* the deadline passed */
+	CB_WAIT_OVERLONG    /* more than CB_REPLY_MAX bytes without a newline on the reply pipe */
 };
 
-/* Pump the child's output into log_fd (-1 discards) until a full reply
+/* Pump the child's output into sink (NULL discards) until a full reply
  * line arrives, the child exits, or deadline_ms (CLOCK_MONOTONIC ms, 0 = no
- * deadline) passes. *line is a fresh string without its newline. */
-int cb_child_wait(struct cb_child *c, int log_fd, long long deadline_ms, enum cb_wait *what,
-		  char **line, struct cb_err *err);
+ * deadline) passes; a child that closed every pipe but keeps running is
+ * waited for against the deadline too. A child that exited while what it
+ * started holds its pipes open is seen within a tenth of a second: the
+ * rest of its group is killed and the pipes read until they close (2 s at
+ * most, for a process that left the group). *line is a fresh
+ * NUL-terminated copy of the line without its newline, *len its length (a
+ * NUL byte inside stays in it); after CB_WAIT_EXITED, reply_len says how
+ * much of a reply line came without its newline. */
+int cb_child_wait(struct cb_child *c, struct cb_sink *sink, long long deadline_ms, enum cb_wait *what,
+		  char **line, size_t *len, struct cb_err *err);
+
+/* Whether the child sent reply bytes after the last line cb_child_wait
+ * returned: buffered already, or readable on the reply pipe right now
+ * (read without waiting). */
+int cb_child_reply_pending(struct cb_child *c);
 
 /* Close the child's stdin (EOF: a worker session exits). */
 void cb_child_close_stdin(struct cb_child *c);
 
-/* SIGTERM to the whole process group, SIGKILL after grace_ms, then reap. */
+/* SIGTERM to the whole process group, SIGKILL after grace_ms, then reap
+ * (waiting at most grace_ms more: a process stuck in the kernel is left). */
 void cb_child_kill(struct cb_child *c, long long grace_ms);
 
-/* Wait for exit (after EOF or kill) and release everything. */
+/* Release everything; a child not reaped yet (exited or killed before) is
+ * killed with its group and reaped, waiting a bounded time. Whenever a
+ * child is reaped, what is left of its process group is killed first. */
 void cb_child_release(struct cb_child *c);
 
 /* Milliseconds of CLOCK_MONOTONIC, and nanoseconds since t0. */
@@ -56,7 +106,10 @@ long long cb_mono_ms(void);
 long long cb_mono_ns_since(const struct timespec *t0);
 
 /* Run argv to completion with envp, capturing stdout (at most 64 KiB) and
- * discarding stderr into *errout (first 4 KiB); used by preflights. */
+ * stderr into *errout (its last 4 KiB or more: where a traceback ends is
+ * what names the failure), within timeout_ms (0: none; a child
+ * that closes its output and keeps running is killed at it); used by
+ * preflights. */
 int cb_run_capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
 		   char **errout, int *status, struct cb_err *err);
 

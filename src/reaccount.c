@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "evidence.h"
 #include "fsutil.h"
 #include "guard.h"
@@ -86,6 +87,69 @@ static int first_difference(const struct cb_task_result *a, const struct cb_task
 	return 0;
 }
 
+/* Whether the cell receipt at path is one caliber writes, as far as the
+ * evidence reads it: a JSON object whose outcome is an outcome name and
+ * whose detail, when there, is text. The evidence takes a receipt it
+ * cannot read for a failed cell (a worker may have spoiled it in a live
+ * run); in a sealed run caliber wrote every receipt, so one that is not
+ * what it writes is named here, with what is wrong, before equivalence
+ * could only say that a verdict differs. */
+static int check_cell_receipt(const char *path, struct cb_err *err)
+{
+	json_t *j = cb_json_load_file(path, err), *o, *d;
+	enum cb_outcome out;
+	int rc = 0;
+
+	if (!j)
+		return -1;
+	o = json_object_get(j, "outcome");
+	d = json_object_get(j, "detail");
+	if (!json_is_object(j)) {
+		rc = cb_fail(err, "%s: a cell receipt is a JSON object", path);
+	} else if (!o) {
+		rc = cb_fail(err, "%s: outcome: missing", path);
+	} else if (!json_is_string(o) || cb_outcome_parse(json_string_value(o), &out) < 0) {
+		struct cb_buf names = CB_BUF_INIT;
+		char *shown = json_dumps(o, JSON_ENCODE_ANY | JSON_COMPACT);
+		int k;
+		for (k = CB_OUT_PASSED; k <= CB_OUT_MISSING_OUTPUT; k++)
+			cb_buf_addf(&names, "%s%s", k > CB_OUT_PASSED ? ", " : "", cb_outcome_name((enum cb_outcome)k));
+		rc = cb_fail(err, "%s: outcome: %.80s is not an outcome (one of %s)", path, shown ? shown : "?",
+			     names.data ? names.data : "?");
+		free(shown);
+		cb_buf_release(&names);
+	} else if (d && !json_is_string(d)) {
+		rc = cb_fail(err, "%s: detail: not a string", path);
+	}
+	json_decref(j);
+	return rc;
+}
+
+/* Every cell receipt of the task folder tdir checked (check_cell_receipt),
+ * in the order of the names of its cell folders. */
+static int check_cell_receipts(const char *tdir, struct cb_err *err)
+{
+	char *cells = cb_path_join(tdir, "cells"), **names = NULL;
+	size_t n = 0, k;
+	int rc = 0;
+
+	if (!cells)
+		return cb_fail(err, "out of memory");
+	if (cb_is_dir(cells) && cb_list_dir(cells, &names, &n, err) < 0)
+		rc = -1;
+	for (k = 0; k < n && rc == 0; k++) {
+		char *path = cb_strdupf("%s/%s/cell.json", cells, names[k]);
+		if (!path)
+			rc = cb_fail(err, "out of memory");
+		else if (cb_exists(path))
+			rc = check_cell_receipt(path, err);
+		free(path);
+	}
+	cb_strv_free(names, n);
+	free(cells);
+	return rc;
+}
+
 /* Account task i: load its sealed receipt and evidence, check that the
  * run's own floor reproduces the receipt, then classify it at the new
  * floor. The outcome stays in job->pairs[i]. */
@@ -105,7 +169,7 @@ static void account_task(const struct account_job *job, size_t i)
 		free(tdir);
 		return;
 	}
-	if (cb_task_result_load(tjson, &pair->sealed, &pair->err) < 0 ||
+	if (cb_task_result_load(tjson, &pair->sealed, &pair->err) < 0 || check_cell_receipts(tdir, &pair->err) < 0 ||
 	    cb_task_account(tdir, cs->tasks[i].id, job->m, cs->launch_floor, job->counts, &acc, &pair->err) < 0) {
 		free(tdir);
 		free(tjson);

@@ -33,7 +33,8 @@ struct cb_reaccount {
 };
 
 /* Check the run (the output lies outside it, a campaign receipt, a seal
- * that holds, its manifest the one sealed), account every task at the
+ * that holds, its manifest the one sealed, each task's cell receipts what
+ * caliber writes: a bad one is named with what is wrong), account every task at the
  * run's own floor (which must reproduce every sealed count and verdict:
  * equivalence) and at floor into ra. On failure err says why; when
  * equivalence failed, ra->diff says how. ra is the caller's to release

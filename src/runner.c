@@ -28,6 +28,7 @@
 #include "runner.h"
 #include "seal.h"
 #include "sign.h"
+#include "tidy.h"
 #include "topology.h"
 #include "worker.h"
 
@@ -207,6 +208,21 @@ static void record_time(struct runner *rn, enum cb_phase p, long long ms)
 		rn->run_ms[p] = ms;
 }
 
+/* A cell's folder before its request: nothing of the cell exists yet, so
+ * whatever is in it another worker put there (a link at its worker.log,
+ * forged outputs). Once the guard has passed the folder (a link above it
+ * must not lead into a sealed run), it is emptied (tidy.h), and what went
+ * is *found, for cb_cell_run to blame the cell with. */
+static int empty_cell_folder(const char *dir, json_t **found, struct cb_err *err)
+{
+	*found = json_array();
+	if (!*found)
+		return cb_fail(err, "out of memory");
+	if (cb_guard_check(&(struct cb_guard){ NULL, NULL, NULL }, dir, err) < 0)
+		return -1;
+	return cb_tidy_fresh(dir, *found, err) < 0 ? cb_prefix(err, "cell folder") : 0;
+}
+
 /* Run one phase (one session of a round) of one task in one cell; outcome
  * filled. Returns 1 without starting it when it would not end by the
  * deadline. */
@@ -215,7 +231,7 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 		    struct cb_err *err)
 {
 	struct cb_cell_proc *cp = &rn->procs[c];
-	json_t *req;
+	json_t *req, *found = NULL;
 	long long t, need;
 	enum basis basis;
 	char what[256];
@@ -238,7 +254,10 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 	}
 	t = cb_mono_ms();
 	progress(rn, i, w->id, cp->cell->name, p, session, NULL, 0);
-	rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, outcome, err);
+	rc = empty_cell_folder(cb_json_str(req, "dir"), &found, err);
+	if (rc == 0)
+		rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, found, outcome, err);
+	json_decref(found);
 	json_decref(req);
 	if (rc == 0) {
 		record_time(rn, p, cb_mono_ms() - t);
@@ -470,16 +489,17 @@ static int make_skeleton(const char *manifest, const char *matrix, const char *o
 	char *inv = cb_strdupf("%.*s/%s", (int)(slash - matrix), matrix, CB_FROZEN_INVENTORY);
 	char *tmp = cb_strdupf("%s.tmp.XXXXXX", output);
 	struct cb_err ignored;
-	int rc = -1;
+	int rc = -1, lock = -1;
 
 	if (!inv || !tmp) {
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (cb_guard_mkdir_parent(&(struct cb_guard){ "--output-root", NULL, NULL }, output, 0755, err) < 0)
+	if (cb_guard_mkdir_parent(&(struct cb_guard){ "--output-root", NULL, NULL }, output, 0755, err) < 0 ||
+	    cb_remove_abandoned_temps(output, err) < 0)
 		goto out;
-	if (!mkdtemp(tmp)) {
-		cb_fail(err, "%s: cannot create the run root: %s", output, strerror(errno));
+	if (cb_mkdtemp_locked(tmp, &lock, err) < 0) {
+		cb_prefix(err, "%s: cannot create the run root", output);
 		free(tmp);
 		tmp = NULL;
 		goto out;
@@ -495,15 +515,19 @@ static int make_skeleton(const char *manifest, const char *matrix, const char *o
 out:
 	if (rc < 0 && tmp)
 		cb_rm_rf(tmp, &ignored);
+	if (lock >= 0)
+		close(lock);
 	free(inv);
 	free(tmp);
 	return rc;
 }
 
-/* run.json: how this run was started and resumed (sealed with it), and
- * the shard each invocation ran ("K/N"; NULL: the whole matrix). */
+/* run.json: how this run was started and resumed (sealed with it), with
+ * this invocation's scratch folder (so that a resume after a kill removes
+ * it), what a resume tidied (tidy.h), and the shard it ran ("K/N"; NULL:
+ * the whole matrix). */
 static int record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
-			     struct cb_err *err)
+			     const char *scratch, json_t *tidied, struct cb_err *err)
 {
 	char *path = cb_path_join(root, "run.json"), now[32];
 	json_t *j = NULL, *args = json_array(), *inv;
@@ -518,8 +542,9 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 		j = cb_receipt_new("caliber.run/1");
 		json_object_set_new(j, "invocations", json_array());
 	}
-	inv = json_pack("{s:s, s:o, s:b, s:s, s:s}", "started", now, "argv", args, "resume", resume, "caliber_version",
-			cb_version(), "caliber_commit", cb_commit());
+	inv = json_pack("{s:s, s:o, s:b, s:s, s:s, s:s, s:O}", "started", now, "argv", args, "resume", resume,
+			"caliber_version", cb_version(), "caliber_commit", cb_commit(), "scratch", scratch, "tidied",
+			tidied);
 	if (shard)
 		json_object_set_new(inv, "shard", json_string(shard));
 	json_array_append_new(json_object_get(j, "invocations"), inv);
@@ -539,6 +564,46 @@ static json_t *timer_json(const struct cb_manifest *m)
 	json_object_set_new(t, "throttle_floor_ppm", json_integer(cb_ppm(m->throttle_floor)));
 	json_object_set_new(t, "sessions", json_integer(m->sessions));
 	return t;
+}
+
+/* Before the seal: what a worker left outside its own cell folder (which
+ * is tidied when the cell ends) that a seal cannot hold is taken out of
+ * the whole root (tidy.h), said, and added to this invocation's "tidied"
+ * in run.json, so that a run always ends sealed. No cell is blamed: the
+ * tree does not say which worker put it there. */
+static int tidy_before_seal(const struct runner *rn, struct cb_err *err)
+{
+	char *path = cb_path_join(rn->root, "run.json");
+	json_t *changes = json_array(), *j = NULL, *invs, *tidied;
+	size_t i;
+	int rc = -1;
+
+	if (!path || !changes) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	if (cb_tidy_tree(rn->root, changes, err) < 0)
+		goto out;
+	rc = 0;
+	if (!json_array_size(changes))
+		goto out;
+	for (i = 0; i < json_array_size(changes); i++)
+		note(rn, json_pack("{s:s, s:s}", "event", "tidied", "what", json_string_value(json_array_get(changes, i))),
+		     "tidied: %s", json_string_value(json_array_get(changes, i)));
+	rc = -1;
+	if (!(j = cb_json_load_file(path, err)))
+		goto out;
+	invs = json_object_get(j, "invocations");
+	tidied = json_object_get(json_array_get(invs, json_array_size(invs) - 1), "tidied");
+	if (!json_is_array(tidied) || json_array_extend(tidied, changes) < 0)
+		cb_fail(err, "%s: no invocation to add what was tidied to", path);
+	else
+		rc = cb_receipt_write(path, j, err);
+out:
+	json_decref(j);
+	json_decref(changes);
+	free(path);
+	return rc;
 }
 
 /* The campaign receipt; a shard's also names its shard (shard.h). */
@@ -671,7 +736,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	struct cb_task_result *res = NULL;
 	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
 	char fail_set[8] = "", digest[CB_SHA256_HEX], shard[32];
-	json_t *dealt = NULL;
+	json_t *dealt = NULL, *tidied = json_array();
 	size_t i, first = 0;
 	int c, rc;
 
@@ -741,10 +806,15 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	if (!o->resume) {
 		if (make_skeleton(manifest, matrix, output, err) < 0)
 			goto out;
-	} else if (prepare_resume(&rn, &first, res, err) < 0) {
+	} else if (!tidied || cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0 ||
+		   prepare_resume(&rn, &first, res, err) < 0) {
 		goto out;
 	}
-	if (record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, err) < 0)
+	for (i = 0; i < json_array_size(tidied); i++)
+		note(&rn, json_pack("{s:s, s:s}", "event", "resume-tidied", "what", json_string_value(json_array_get(tidied, i))),
+		     "resume: %s", json_string_value(json_array_get(tidied, i)));
+	if (record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, rn.ctx.scratch, tidied,
+			      err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
 		rn.procs[c].cell = &m.cells[c];
@@ -764,7 +834,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_stop(&rn.procs[c]);
-	if (write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), &o->shard, err) < 0 ||
+	if (tidy_before_seal(&rn, err) < 0 ||
+	    write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), &o->shard, err) < 0 ||
 	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
 	    cb_seal_digest(output, digest, err) < 0)
 		goto out;
@@ -794,6 +865,7 @@ out:
 	cb_worker_ctx_release(&rn.ctx);
 	json_decref(pf.matrix);
 	json_decref(pf.results);
+	json_decref(tidied);
 	cb_backend_release(&backend);
 	cb_manifest_release(&m);
 	return rc;

@@ -18,6 +18,7 @@
 #include "sha.h"
 #include "sign.h"
 #include "sums.h"
+#include "tidy.h"
 #include "walk.h"
 
 static int is_sums(const char *rel)
@@ -217,7 +218,8 @@ static int cmp_out_line(const void *a, const void *b)
 
 /* The sealable entries of t: every file but what the seal writes itself
  * (SHA256SUMS, its signature, SEAL), and in dirs the folders that hold
- * nothing. A link or a special file is refused, named by its kind. */
+ * nothing. A link or a special file is refused, named by its kind, and so
+ * is a temporary file of an interrupted write (tidy.h). */
 static int sealable(const char *root, const struct cb_tree *t, size_t *nfiles, char ***dirs, size_t *ndirs,
 		    struct cb_err *err)
 {
@@ -235,6 +237,8 @@ static int sealable(const char *root, const struct cb_tree *t, size_t *nfiles, c
 			return cb_fail(err, "seal: %s: %s cannot be sealed", e->rel, kind_of(root, e->rel));
 		if (!cb_sums_listable(e->rel))
 			return cb_fail(err, "seal: %s: a path with a backslash or newline cannot be listed", e->rel);
+		if (cb_is_temp_name(strrchr(e->rel, '/') ? strrchr(e->rel, '/') + 1 : e->rel))
+			return cb_fail(err, "seal: %s: a temporary file of an interrupted write cannot be sealed", e->rel);
 		if (e->kind == CB_ENT_FILE) {
 			(*nfiles)++;
 		} else if (!cb_sorted_has_below(t->v, t->n, sizeof(*t->v), entry_key, e->rel)) {

@@ -15,6 +15,7 @@
 
 #include "fsutil.h"
 #include "jsonio.h"
+#include "strindex.h"
 
 /* ---- ir/index.tsv ------------------------------------------------------ */
 
@@ -81,6 +82,30 @@ static int parse_count(const struct field *f, const char *col, long long *out, c
 	return 0;
 }
 
+/* The first variant listed twice refused, in O(n log n) (a cell may have
+ * compiled a hundred thousand variants). */
+static int check_unique(const struct cb_index *ix, const char *path, struct cb_err *err)
+{
+	const char **names = calloc(ix->n ? ix->n : 1, sizeof(*names));
+	struct cb_strindex x;
+	size_t i, dup, first;
+	int rc;
+
+	if (!names)
+		return cb_fail(err, "%s: out of memory", path);
+	for (i = 0; i < ix->n; i++)
+		names[i] = ix->rows[i].variant;
+	rc = cb_strindex_init(&x, names, ix->n, err);
+	if (rc == 0 && cb_strindex_first_dup(&x, &dup, &first)) {
+		const char *v = ix->rows[dup].variant;
+		rc = cb_fail(err, "%s:%zu: variant '%.*s' is already listed at line %zu", path, ix->rows[dup].line,
+			     quote_len(strlen(v)), v, ix->rows[first].line);
+	}
+	cb_strindex_release(&x);
+	free(names);
+	return rc;
+}
+
 /* Check one data row's fields and append it to ix (which has room). */
 static int add_row(struct cb_index *ix, const struct field f[INDEX_NCOLS], const char *path,
 		   size_t line, struct cb_err *err)
@@ -95,19 +120,21 @@ static int add_row(struct cb_index *ix, const struct field f[INDEX_NCOLS], const
 	    (f[0].n == 2 && f[0].p[0] == '.' && f[0].p[1] == '.'))
 		return cb_fail(err, "%s:%zu: variant '%.*s' is not a directory name", path, line,
 			       quote_len(f[0].n), f[0].p);
-	for (i = 0; i < ix->n; i++)
-		if (strlen(ix->rows[i].variant) == f[0].n && memcmp(ix->rows[i].variant, f[0].p, f[0].n) == 0)
-			return cb_fail(err, "%s:%zu: variant '%.*s' is already listed at line %zu", path, line,
-				       quote_len(f[0].n), f[0].p, ix->rows[i].line);
-	if (parse_count(&f[2], index_columns[2], &r->launches, path, line, err) < 0 ||
-	    parse_count(&f[3], index_columns[3], &r->tuning_launches, path, line, err) < 0)
-		return -1;
 	r->variant = strndup(f[0].p, f[0].n);
 	r->kernel = strndup(f[1].p, f[1].n);
 	r->line = line;
-	ix->n++;
-	if (!r->variant || !r->kernel)
+	if (!r->variant || !r->kernel) {
+		free(r->variant);
+		free(r->kernel);
+		r->variant = r->kernel = NULL;
 		return cb_fail(err, "%s: out of memory", path);
+	}
+	/* Kept from here on, so that a duplicate of it is named before its
+	 * counts are (cb_index_parse). */
+	ix->n++;
+	if (parse_count(&f[2], index_columns[2], &r->launches, path, line, err) < 0 ||
+	    parse_count(&f[3], index_columns[3], &r->tuning_launches, path, line, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -161,8 +188,20 @@ int cb_index_parse(const char *buf, size_t len, const char *path, struct cb_inde
 		}
 		p = nl ? nl + 1 : end;
 	}
+	if (check_unique(ix, path, err) < 0) {
+		cb_index_release(ix);
+		return -1;
+	}
 	return 0;
 fail:
+	/* The first error in the file is the one named: a variant listed
+	 * twice in a row before this one (or in this one, whose variant is
+	 * checked before its counts) comes first. */
+	if (ix->n) {
+		struct cb_err dup;
+		if (check_unique(ix, path, &dup) < 0)
+			*err = dup;
+	}
 	cb_index_release(ix);
 	return -1;
 }

@@ -16,6 +16,8 @@
 #include "guard.h"
 #include "jsonio.h"
 #include "receipt.h"
+#include "reply.h"
+#include "tidy.h"
 
 const char *const cb_env_passthrough[] = {
 	"PATH", "LANG", "LC_ALL", "TZ", "USER", "LOGNAME", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
@@ -314,15 +316,15 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 	ctx->isolate = isolate;
 	ctx->corpus = cb_resolve(corpus);
 	ctx->build_root = cb_resolve(build_root);
-	ctx->scratch = cb_strdupf("%s/caliber-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	ctx->scratch = cb_strdupf("%s/" CB_SCRATCH_PREFIX "XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	ctx->command = worker_cmd ? strdup(worker_cmd) : cb_strdupf("%s -m caliber_pytest.session", python);
 	ctx->worker_argv = ctx->command ? calloc(strlen(ctx->command) / 2 + 2, sizeof(*ctx->worker_argv)) : NULL;
 	if (!ctx->corpus || !ctx->build_root || !ctx->scratch || !ctx->worker_argv) {
 		cb_worker_ctx_release(ctx);
 		return cb_fail(err, "out of memory");
 	}
-	if (!mkdtemp(ctx->scratch)) {
-		cb_fail(err, "%s: cannot create the scratch folder: %s", ctx->scratch, strerror(errno));
+	if (cb_mkdtemp_locked(ctx->scratch, &ctx->scratch_lock, err) < 0) {
+		cb_prefix(err, "cannot create the scratch folder");
 		free(ctx->scratch);
 		ctx->scratch = NULL;
 		cb_worker_ctx_release(ctx);
@@ -365,6 +367,7 @@ void cb_worker_ctx_release(struct cb_worker_ctx *ctx)
 	if (ctx->scratch) {
 		struct cb_err ignored;
 		cb_rm_rf(ctx->scratch, &ignored);
+		close(ctx->scratch_lock);
 	}
 	for (c = 0; c < CB_NROLES; c++)
 		free(ctx->cell_root[c]);
@@ -388,7 +391,7 @@ static int spawn_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp
 		return cb_fail(err, "out of memory");
 	if (cb_worker_env(ctx, cp->cell, cp->dir, &cp->env, &cp->overlay, err) < 0)
 		return -1;
-	if (cb_child_spawn(&cp->child, ctx->worker_argv, cp->env.v, 1, err) < 0)
+	if (cb_child_spawn(&cp->child, ctx->worker_argv, cp->env.v, CB_CHILD_REPLY | CB_CHILD_LIFELINE, err) < 0)
 		return cb_prefix(err, "cell %s: worker", cp->cell->name);
 	cp->alive = 1;
 	return 0;
@@ -398,12 +401,13 @@ void cb_cell_proc_stop(struct cb_cell_proc *cp)
 {
 	enum cb_wait what;
 	char *line = NULL;
+	size_t len;
 	struct cb_err err;
 
 	if (!cp->alive)
 		return;
 	cb_child_close_stdin(&cp->child);
-	if (cb_child_wait(&cp->child, -1, cb_mono_ms() + 5000, &what, &line, &err) == 0 &&
+	if (cb_child_wait(&cp->child, NULL, cb_mono_ms() + 5000, &what, &line, &len, &err) == 0 &&
 	    what != CB_WAIT_EXITED)
 		cb_child_kill(&cp->child, 1000);
 	free(line);
@@ -438,7 +442,7 @@ static json_t *outputs_of(const char *dir)
 	if (cb_list_dir(dir, &names, &n, &err) == 0)
 		for (i = 0; i < n; i++)
 			if (strcmp(names[i], "cell.json") != 0)
-				json_array_append_new(a, json_string(names[i]));
+				json_array_append_new(a, cb_json_text(names[i]));
 	cb_strv_free(names, n);
 	return a;
 }
@@ -527,24 +531,143 @@ static int open_log(const char *log, int *fd, struct cb_err *err)
 	return rc;
 }
 
+/* The request id of cp's next request (docs/formats.md): fresh string. */
+static char *next_request_id(struct cb_cell_proc *cp, const char *task, enum cb_phase p)
+{
+	return cb_strdupf("%s/%s/%s/%llu", task, cb_phase_name(p), cp->cell->name, ++cp->requests);
+}
+
+/* Write all of req to the worker's stdin; a worker that died before
+ * reading shows up as EXITED when its reply is waited for. */
+static void send_request(struct cb_cell_proc *cp, const char *req)
+{
+	size_t n = strlen(req), done = 0;
+
+	while (done < n) {
+		ssize_t w = write(cp->child.in_fd, req + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+}
+
+/* The deadline of a request with timeout_s (CLOCK_MONOTONIC ms), bounded
+ * as the manifest bounds it, so that no timeout overflows. */
+static long long deadline_of(long long timeout_s)
+{
+	if (timeout_s < 1)
+		timeout_s = 1;
+	if (timeout_s > CB_TIMEOUT_S_MAX)
+		timeout_s = CB_TIMEOUT_S_MAX;
+	return cb_mono_ms() + timeout_s * 1000;
+}
+
+/* The longest worker error a cell receipt quotes (a longer one is cut
+ * and says so), and room for a detail: a protocol error of reply.h (at
+ * most a struct cb_err message), a note of tidy.h, the end of the log. */
+#define ERROR_QUOTE_MAX 1024
+#define CELL_DETAIL_MAX (CB_ERR_MAX + 256)
+
+/* What the wait for a reply gave, as an outcome and detail; *broke set
+ * when the worker broke the protocol (it is killed then). */
+static void judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *line, size_t len,
+			const char *id, long long timeout_s, enum cb_outcome *outcome, long long *pytest_exit,
+			char *detail, size_t cap, int *broke)
+{
+	struct cb_reply reply = { 0, NULL };
+	struct cb_err perr = CB_ERR_INIT;
+
+	*broke = 0;
+	if (what == CB_WAIT_OVERLONG) {
+		*outcome = CB_OUT_ERROR;
+		*broke = 1;
+		snprintf(detail, cap, "a reply line longer than %d bytes (request '%s'); process group killed",
+			 CB_REPLY_MAX, id);
+	} else if (what == CB_WAIT_TIMEOUT) {
+		*outcome = CB_OUT_TIMEOUT;
+		snprintf(detail, cap, "no reply within %lld s; process group killed", timeout_s);
+	} else if (what != CB_WAIT_REPLY) {
+		*outcome = CB_OUT_CRASHED;
+	} else if (cb_reply_parse(line, len, id, &reply, &perr) < 0) {
+		*outcome = CB_OUT_ERROR;
+		*broke = 1;
+		snprintf(detail, cap, "%s; process group killed", perr.msg);
+	} else if (cb_child_reply_pending(&cp->child)) {
+		*outcome = CB_OUT_ERROR;
+		*broke = 1;
+		snprintf(detail, cap, "more than one reply to request '%s'; process group killed", id);
+	} else {
+		*pytest_exit = reply.exit;
+		*outcome = outcome_of_exit(reply.exit);
+		if (reply.error && strlen(reply.error) > ERROR_QUOTE_MAX)
+			snprintf(detail, cap, "worker error: %.*s... (cut at %d bytes)", ERROR_QUOTE_MAX, reply.error,
+				 ERROR_QUOTE_MAX);
+		else if (reply.error)
+			snprintf(detail, cap, "worker error: %s", reply.error);
+		else
+			snprintf(detail, cap, "pytest exit %lld", reply.exit);
+	}
+	cb_reply_release(&reply);
+}
+
+/* Take out of the cell folder what a seal cannot hold (tidy.h); when
+ * anything was, or when removed holds anything already (what was taken
+ * out before the request started, cb_tidy_fresh), the cell is a harness
+ * failure that names the first. removed, with what was taken out now
+ * appended, is the receipt's "removed". */
+static int tidy_cell(const char *dir, json_t *r, json_t *removed, enum cb_outcome *outcome, char *detail,
+		     size_t cap, struct cb_err *err)
+{
+	json_t *changes = json_array();
+	size_t n, before = json_array_size(removed);
+
+	if (!changes)
+		return cb_fail(err, "out of memory");
+	if (cb_tidy_tree(dir, changes, err) < 0) {
+		json_decref(changes);
+		return cb_prefix(err, "cell folder");
+	}
+	n = json_array_size(changes);
+	if (before) {
+		*outcome = CB_OUT_ERROR;
+		snprintf(detail, cap, "the cell folder held what its worker did not leave: %s%s",
+			 json_string_value(json_array_get(removed, 0)), before + n > 1 ? " (and more, see removed)" : "");
+	} else if (n) {
+		*outcome = CB_OUT_ERROR;
+		snprintf(detail, cap, "the worker left what a seal cannot hold: %s%s", json_string_value(json_array_get(changes, 0)),
+			 n > 1 ? " (and more, see removed)" : "");
+	}
+	json_array_extend(removed, changes);
+	json_decref(changes);
+	json_object_set(r, "removed", removed);
+	return 0;
+}
+
 int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t *request,
-		const char *task, enum cb_phase p, long long timeout_s, enum cb_outcome *outcome,
-		struct cb_err *err)
+		const char *task, enum cb_phase p, long long timeout_s, const json_t *found,
+		enum cb_outcome *outcome, struct cb_err *err)
 {
 	const char *dir = cb_json_str(request, "dir");
-	char *log = cb_path_join(dir, "worker.log"), *line = NULL, *req = NULL, *path = NULL;
-	char started[32], finished[32], detail[512] = "", how[64] = "";
+	char *log = cb_path_join(dir, "worker.log"), *line = NULL, *req = NULL, *path = NULL, *id = NULL;
+	char started[32], finished[32], detail[CELL_DETAIL_MAX] = "", how[64] = "";
 	struct timespec t0;
+	struct cb_sink sink;
 	enum cb_wait what = CB_WAIT_EXITED;
 	long long pytest_exit = -1;
-	json_t *r = NULL, *reply = NULL;
-	int fresh = 0, log_fd = -1, rc = -1, timed_out = 0, replied = 0;
+	json_t *r = cb_receipt_new(CB_CELL_SCHEMA), *removed = found ? json_deep_copy(found) : json_array();
+	size_t len = 0;
+	int fresh = 0, log_fd = -1, rc = -1, broke = 0;
 
 	/* The cell's folder goes through the output guard: a link that a
 	 * worker (or anyone) left in the tree above it must not lead into a
 	 * sealed run. */
-	if (!log || cb_guard_mkdir(&(struct cb_guard){ NULL, NULL, NULL }, dir, 0755, err) < 0 ||
-	    open_log(log, &log_fd, err) < 0)
+	if (!log || !r || !removed) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	if (cb_guard_mkdir(&(struct cb_guard){ NULL, NULL, NULL }, dir, 0755, err) < 0 || open_log(log, &log_fd, err) < 0)
 		goto out;
 	if (!cp->alive) {
 		if (spawn_worker(ctx, cp, err) < 0)
@@ -553,7 +676,8 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	}
 	cb_now_utc(started);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	{
+	id = next_request_id(cp, task, p);
+	if (id && json_object_set_new(request, "id", json_string(id)) == 0) {
 		char *j = json_dumps(request, JSON_COMPACT | JSON_SORT_KEYS);
 		req = j ? cb_strdupf("%s\n", j) : NULL;
 		free(j);
@@ -562,53 +686,30 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	{
-		/* A worker that died before reading shows up as EXITED below. */
-		size_t n = strlen(req), done = 0;
-		while (done < n) {
-			ssize_t w = write(cp->child.in_fd, req + done, n - done);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			done += (size_t)w;
-		}
-	}
+	send_request(cp, req);
 	if (ctx->isolate)
 		cb_child_close_stdin(&cp->child);
-	if (cb_child_wait(&cp->child, log_fd, cb_mono_ms() + timeout_s * 1000, &what, &line, err) < 0)
+	cb_sink_init(&sink, log_fd, CB_WORKER_LOG_MAX);
+	if (cb_child_wait(&cp->child, &sink, deadline_of(timeout_s), &what, &line, &len, err) < 0)
 		goto out;
-	if (what == CB_WAIT_REPLY) {
-		json_error_t je;
-		replied = 1;
-		reply = json_loads(line, 0, &je);
-		if (!reply || !json_is_integer(json_object_get(reply, "exit"))) {
-			*outcome = CB_OUT_ERROR;
-			snprintf(detail, sizeof(detail), "malformed reply: %.200s", line);
-		} else {
-			pytest_exit = json_integer_value(json_object_get(reply, "exit"));
-			*outcome = outcome_of_exit(pytest_exit);
-			if (cb_json_str(reply, "error"))
-				snprintf(detail, sizeof(detail), "worker error: %s", cb_json_str(reply, "error"));
-			else
-				snprintf(detail, sizeof(detail), "pytest exit %lld", pytest_exit);
-		}
-	} else if (what == CB_WAIT_TIMEOUT) {
-		timed_out = 1;
-		*outcome = CB_OUT_TIMEOUT;
+	judge_reply(cp, what, line, len, id, timeout_s, outcome, &pytest_exit, detail, sizeof(detail), &broke);
+	if (what == CB_WAIT_TIMEOUT || broke) {
 		cb_child_kill(&cp->child, 2000);
-		snprintf(detail, sizeof(detail), "no reply within %lld s; process group killed", timeout_s);
-	} else {
+	} else if (what == CB_WAIT_EXITED) {
+		size_t cut = cp->child.reply_len;
 		cb_child_release(&cp->child);
 		cb_describe_status(cp->child.status, how, sizeof(how));
-		*outcome = CB_OUT_CRASHED;
-		snprintf(detail, sizeof(detail), "worker %s without replying", how);
+		if (cut)
+			snprintf(detail, sizeof(detail), "worker %s in the middle of its reply (%zu bytes, no newline)",
+				 how, cut);
+		else
+			snprintf(detail, sizeof(detail), "worker %s without replying", how);
 		cp->alive = 0;
 	}
-	/* A worker that timed out, crashed or erred is not trusted again; in
-	 * isolate mode every worker ends here. */
+	/* A worker that timed out, crashed, erred or broke the protocol is not
+	 * trusted again; in isolate mode every worker ends here. */
 	if (cp->alive && (ctx->isolate || *outcome == CB_OUT_TIMEOUT || *outcome == CB_OUT_ERROR)) {
-		if (*outcome == CB_OUT_TIMEOUT)
+		if (*outcome == CB_OUT_TIMEOUT || broke)
 			cb_child_release(&cp->child);
 		else
 			cb_cell_proc_stop(cp);
@@ -616,7 +717,9 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 			cb_describe_status(cp->child.status, how, sizeof(how));
 		cp->alive = 0;
 	}
-	if (file_in(dir, "replay_miss.json")) {
+	if (broke) {
+		/* the reply is not the answer: nothing the cell left counts */
+	} else if (file_in(dir, "replay_miss.json")) {
 		*outcome = CB_OUT_REPLAY_MISS;
 		snprintf(detail, sizeof(detail), "autotune replay found no recorded config (replay_miss.json)");
 	} else if (p != CB_PH_CORRECTNESS && *outcome == CB_OUT_PASSED &&
@@ -625,22 +728,24 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		snprintf(detail, sizeof(detail), "the benchmark passed but left no %s",
 			 file_in(dir, "timing.jsonl") ? "ir/index.tsv" : "timing.jsonl");
 	}
+	close(log_fd);
+	log_fd = -1;
+	if (tidy_cell(dir, r, removed, outcome, detail, sizeof(detail), err) < 0)
+		goto out;
 	if (*outcome != CB_OUT_PASSED && *outcome != CB_OUT_REPLAY_MISS) {
 		char tail[160];
 		size_t used = strlen(detail);
-		close(log_fd);
-		log_fd = -1;
 		log_tail(log, tail, sizeof(tail));
 		if (tail[0] && used + 4 < sizeof(detail))
 			snprintf(detail + used, sizeof(detail) - used, ": %s", tail);
 	}
 	cb_now_utc(finished);
-	r = cb_receipt_new(CB_CELL_SCHEMA);
 	json_object_set_new(r, "task", json_string(task));
 	json_object_set_new(r, "cell", json_string(cp->cell->name));
 	json_object_set_new(r, "role", json_string(cb_role_name(cp->cell->role)));
 	json_object_set_new(r, "phase", json_string(cb_phase_name(p)));
 	json_object_set_new(r, "session", json_integer(cb_json_int(request, "session", 1)));
+	json_object_set_new(r, "request_id", json_string(id));
 	json_object_set_new(r, "argv", json_deep_copy(json_object_get(request, "argv")));
 	json_object_set_new(r, "env", json_deep_copy(json_object_get(request, "env")));
 	json_object_set_new(r, "compiler", cb_worker_compiler_json(ctx, cp->cell));
@@ -664,22 +769,25 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	json_object_set_new(r, "finished", json_string(finished));
 	json_object_set_new(r, "wall_ns", json_integer(cb_mono_ns_since(&t0)));
 	json_object_set_new(r, "timeout_s", json_integer(timeout_s));
-	json_object_set_new(r, "exit", json_pack("{s:b, s:o, s:b, s:s}", "replied", replied,
+	json_object_set_new(r, "exit", json_pack("{s:b, s:o, s:b, s:s}", "replied", what == CB_WAIT_REPLY,
 		"pytest_exit", pytest_exit >= 0 ? json_integer(pytest_exit) : json_null(),
-		"timed_out", timed_out, "process", how[0] ? how : "running"));
+		"timed_out", what == CB_WAIT_TIMEOUT, "process", how[0] ? how : "running"));
+	json_object_set_new(r, "log", json_pack("{s:I, s:I}", "bytes", (json_int_t)sink.written,
+						"cut_bytes", (json_int_t)sink.dropped));
 	json_object_set_new(r, "outcome", json_string(cb_outcome_name(*outcome)));
-	json_object_set_new(r, "detail", json_string(detail));
+	json_object_set_new(r, "detail", cb_json_text(detail));
 	json_object_set_new(r, "outputs", outputs_of(dir));
 	path = cb_path_join(dir, "cell.json");
 	rc = path ? cb_receipt_write(path, r, err) : cb_fail(err, "out of memory");
 out:
 	if (log_fd >= 0)
 		close(log_fd);
-	json_decref(reply);
+	json_decref(removed);
 	json_decref(r);
 	free(line);
 	free(req);
 	free(log);
 	free(path);
+	free(id);
 	return rc;
 }

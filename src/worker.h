@@ -42,6 +42,7 @@ struct cb_worker_ctx {
 	                                symlink-free (it may not exist: preflight says so); NULL for a
 	                                cell that runs sources.compiler at build_root */
 	char *scratch;               /* private caches live under here; removed by release */
+	int scratch_lock;            /* holds the scratch folder's lock while scratch is set (tidy.h) */
 	char *command;               /* the session command line, split in place into worker_argv */
 	const char **worker_argv;    /* its words, NULL-terminated */
 	const char *plugins[CB_PLAN_MAX + 1];   /* the plan */
@@ -51,7 +52,7 @@ struct cb_worker_ctx {
 };
 
 /* Set up a context: resolve the roots, create the scratch folder (under
- * $TMPDIR), split the worker command on spaces (no shell; default
+ * $TMPDIR, "caliber-run.XXXXXX", locked while this caliber lives), split the worker command on spaces (no shell; default
  * "<python> -m caliber_pytest.session"), and derive the plugin plan.
  * warmup_ahead (each request names the next one for parallel_warmup) is
  * set only for persistent workers whose plan holds
@@ -84,6 +85,7 @@ struct cb_cell_proc {
 	struct cb_child child;
 	int alive;
 	int spawned;                 /* processes started for this cell so far */
+	unsigned long long requests; /* requests sent to this cell's workers so far: n of the request ids */
 	char *dir;                   /* its private folder (caches, HOME) */
 	struct cb_env env;
 	json_t *overlay;             /* what caliber set, for receipts */
@@ -113,14 +115,29 @@ json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
  * parallel_warmup compiles it on another GPU while req is measured. */
 int cb_worker_request_ahead(json_t *req, const json_t *next, struct cb_err *err);
 
-/* Send one request to the cell's worker (starting one when none is alive),
- * wait for its reply within timeout_s, copy what it prints to
- * <cell dir>/worker.log, decide the outcome, and write <cell dir>/cell.json.
- * A timeout or crash kills the worker's process group; the next request
- * starts a fresh one. Returns -1 only on caliber's own failure. */
+/* The scratch folders' names: "<CB_SCRATCH_PREFIX>XXXXXX" under $TMPDIR. */
+#define CB_SCRATCH_PREFIX "caliber-run."
+
+/* The most bytes of a worker's stdout and stderr one worker.log takes;
+ * the log then says where it was cut (proc.h, struct cb_sink). */
+#define CB_WORKER_LOG_MAX (64ULL * 1024 * 1024)
+
+/* Send one request to the cell's worker (starting one when none is alive,
+ * through the lifeline wrapper: it dies with caliber), with its id
+ * "<task>/<phase>/<cell>/<n>" set in request, wait for its reply within
+ * timeout_s, copy what it prints to <cell dir>/worker.log (at most
+ * CB_WORKER_LOG_MAX bytes), decide the outcome, take out of the cell
+ * folder what a seal cannot hold (tidy.h), and write <cell dir>/cell.json.
+ * A timeout, a crash, or a reply that breaks the protocol (no or another
+ * request's id, a second reply, a line over CB_REPLY_MAX) kills the
+ * worker's process group and makes the cell a harness failure; the next
+ * request starts a fresh worker. So does anything the cell folder held
+ * that a seal cannot, and anything in found (NULL: none): what the caller
+ * took out of the folder before the request (tidy.h, cb_tidy_fresh), which
+ * heads the receipt's "removed". Returns -1 only on caliber's own failure. */
 int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t *request,
-		const char *task, enum cb_phase p, long long timeout_s, enum cb_outcome *outcome,
-		struct cb_err *err);
+		const char *task, enum cb_phase p, long long timeout_s, const json_t *found,
+		enum cb_outcome *outcome, struct cb_err *err);
 
 /* End a cell's worker: EOF on stdin, a short wait, then kill. */
 void cb_cell_proc_stop(struct cb_cell_proc *cp);

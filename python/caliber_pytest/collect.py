@@ -78,4 +78,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except Exception as e:  # one line for the preflight to quote, not a traceback
+        sys.exit(f"caliber_pytest.collect: {type(e).__name__}: {e}")

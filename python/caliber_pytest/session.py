@@ -7,16 +7,24 @@ changes to the worker's private CALIBER_WORK_DIR, runs pytest.main on argv
 with the corpus CALIBER_CORPUS as rootdir (_common.corpus_argv: whatever a
 test writes to its working directory stays out of the frozen corpus), puts the
 environment and directory back, and writes one JSON reply line on fd
-CALIBER_REPLY_FD (3). torch and triton stay imported between requests, which
+CALIBER_REPLY_FD (3) that echoes the request's id (with its task and
+phase), so that the runner can tell it from a stale or extra one. torch and triton stay imported between requests, which
 is the point of a session; every pytest.main is its own pytest session with its
 own test counts, and the plugins keep their state in that session's
 config.stash, so none of it reaches the next request (what is process-wide
 by design, such as the warm-up workers of parallel_warmup, says so where it
-is kept). EOF on stdin ends the worker with status 0."""
+is kept). EOF on stdin ends the worker with status 0.
+
+A worker dies with its runner: on Linux caliber starts it through an exec
+wrapper that sets PR_SET_PDEATHSIG; everywhere, and for the warm-up workers a
+session starts itself, a watchdog thread ends the session when its parent
+goes (its parent pid changes), even in the middle of a request."""
 
 import json
 import os
 import sys
+import threading
+import time
 
 import pytest
 
@@ -70,8 +78,22 @@ def run_request(request):
         sys.stderr.flush()
 
 
+def watch_parent(interval=1.0):
+    """Start the watchdog: a daemon thread that ends this process (status 1)
+    as soon as its parent pid is no longer the one it started under."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="caliber-parent-watchdog", daemon=True).start()
+
+
 def main():
     """Serve requests until EOF on stdin."""
+    watch_parent()
     replies = _reply_stream()
     for line in sys.stdin:
         if not line.strip():
@@ -85,7 +107,7 @@ def main():
             request = {}
         else:
             reply = run_request(request)
-        for field in ("phase", "task"):
+        for field in ("id", "phase", "task"):
             if field in request:
                 reply[field] = request[field]
         replies.write(json.dumps(reply, sort_keys=True) + "\n")

@@ -46,8 +46,8 @@ static void print_estimate(const struct cb_manifest *m, const json_t *mx)
 		fmt_duration(bw, b, sizeof(b));
 		printf("  %-28s %7llds %12s %14s\n", cb_json_str(t, "id"),
 		       (long long)cb_json_int(t, "timeout_s", 0), a, b);
-		total += ba;
-		worst += bw;
+		total = cb_budget_add(total, ba);
+		worst = cb_budget_add(worst, bw);
 	}
 	fmt_duration(total, a, sizeof(a));
 	fmt_duration(worst, b, sizeof(b));

@@ -114,7 +114,7 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		goto out;
 	req = cb_worker_request(&ctx, task, &m.workloads[cb_json_int(task, "workload", 0)], cp.cell,
 				(enum cb_phase)p, (int)session, out, err);
-	if (!req || cb_cell_run(&ctx, &cp, req, task_id, (enum cb_phase)p, cb_json_int(task, "timeout_s", 60),
+	if (!req || cb_cell_run(&ctx, &cp, req, task_id, (enum cb_phase)p, cb_json_int(task, "timeout_s", 60), NULL,
 				&outcome, err) < 0)
 		goto out;
 	printf("worker: %s %s %s: %s (%s)\n", task_id, cell, phase, cb_outcome_name(outcome),

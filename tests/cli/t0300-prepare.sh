@@ -125,3 +125,11 @@ test_expect_success 'a freeze keeps the inventory it was checked against, bound 
 	cmp "$golden/inventory/inventory_main.csv" out/example-rlc-canary/inventory.csv &&
 	grep -q "\"inventory_sha256\": \"$(sha256sum "$golden/inventory/inventory_main.csv" | cut -d" " -f1)\"" out/example-rlc-canary/task-matrix.json
 '
+
+test_expect_success 'the longest timeouts a manifest allows add up in the estimate without overflow' '
+	sed -e "s/\"timeout_s\": 60/\"timeout_s\": 86400/" -e "s/\"canary\": false/\"canary\": true/" \
+		"$CALIBER_ROOT/tests/bad/base/manifest.json" >m.json &&
+	$CALIBER prepare m.json --inventory-dir "$CALIBER_ROOT/tests/bad/base" --dry-run >stdout &&
+	grep -Eq "^  softmax_rows +86400s +144h00m00s +216h00m00s$" stdout &&
+	grep -Eq "^  total +288h00m00s +432h00m00s$" stdout
+'

@@ -85,6 +85,22 @@ test_expect_success 'a receipt its evidence does not reproduce fails equivalence
 	test ! -e out
 '
 
+test_expect_success 'a cell receipt that is not what caliber writes is named with what is wrong, not as a failed equivalence' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	chmod -R u+w run && c=run/tasks/gelu_bwd/cells/a-off/cell.json &&
+	sed "s/\"outcome\": \"passed\"/\"outcome\": \"banana\"/" $c >t && mv t $c &&
+	"$CALIBER_TOOLS/cbtest" seal run &&
+	printf "%s\n" "caliber: reaccount: $PWD/$c: outcome: \"banana\" is not an outcome (one of passed, failed, unsupported, error, timeout, crashed, replay-miss, missing-output)" >want &&
+	expect_refusal 1 want $CALIBER reaccount run --floor 0 --output out &&
+	test ! -s "$T/.out" && test ! -e out &&
+	chmod -R u+w run && rm run/SHA256SUMS && printf "{\"outcome\": \n" >$c && "$CALIBER_TOOLS/cbtest" seal run &&
+	printf "%s\n" "caliber: reaccount: $PWD/$c:2:0: unexpected token near end of file" >want &&
+	expect_refusal 1 want $CALIBER reaccount run --floor 0 --output out &&
+	chmod -R u+w run && rm run/SHA256SUMS && printf "{\"outcome\": \"passed\", \"detail\": 7}\n" >$c && "$CALIBER_TOOLS/cbtest" seal run &&
+	printf "%s\n" "caliber: reaccount: $PWD/$c: detail: not a string" >want &&
+	expect_refusal 1 want $CALIBER reaccount run --floor 0 --output out && test ! -e out
+'
+
 test_expect_success 'a missing --floor is a usage error' '
 	printf "caliber: reaccount: --floor N (>= 0) and --output DIR are required\n" >want &&
 	expect_refusal 2 want $CALIBER reaccount run --output out

@@ -164,6 +164,20 @@ test_expect_success 'what the corpus writes to its working directory while targe
 	run_here --resume --quiet >/dev/null && $CALIBER verify out >/dev/null
 '
 
+test_expect_success 'a collector that dies in a long traceback under a relative TMPDIR fails targets in one line, its last' '
+	eval "$setup" && make_frozen &&
+	printf "%s\n" "#!/bin/sh" "if [ \"\$2\" = caliber_pytest.collect ]; then" \
+		"  for i in \$(seq 300); do echo \"  File \\\"collect.py\\\", line \$i, in resolve\" >&2; done" \
+		"  echo \"RuntimeError: the collector broke\" >&2; exit 1" "fi" "exec $PY \"\$@\"" >py && chmod +x py &&
+	mkdir tmp && set +e &&
+	TMPDIR=tmp $CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
+		--build-root "$D/compiler" --corpus "$D/corpus" --output-root out --backends "$CALIBER_ROOT/tests/backends" \
+		--python ./py $DIRTY --worker "python3 $W/replay.py $D" >stdout 2>stderr; rc=$?; set -e &&
+	test $rc -eq 3 && test ! -e out &&
+	{ grep -qx "preflight: targets: FAILED: $PWD/py exited with status 1: RuntimeError: the collector broke" stdout || { grep targets stdout; exit 1; }; } &&
+	! grep -q "File \"collect.py\"" stdout stderr
+'
+
 test_expect_success 'an output root inside a sealed run is refused' '
 	eval "$setup" && make_frozen && run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	set +e; run canary out/tasks/again --worker "python3 $W/replay.py $D" >stdout 2>/dev/null; rc=$?; set -e &&

@@ -176,6 +176,14 @@ test_expect_success '--python picks the interpreter; one that cannot start or fa
 	test ! -e x.csv
 '
 
+test_expect_success 'an interpreter that fails after a long traceback is named by its last line, not one of the middle' '
+	printf "#!/bin/sh\nfor i in \$(seq 300); do echo \"  File \\\"x.py\\\", line \$i, in f\" >&2; done\necho \"RecursionError: deep\" >&2\nexit 3\n" >py &&
+	chmod +x py &&
+	test "$(./py 2>&1 | wc -c)" -gt 8192 &&
+	printf "%s\n" "caliber: inventory: @CWD@/py -m caliber_pytest.inventory exited with status 3: RecursionError: deep" >want &&
+	expect_refusal 1 want $CALIBER inventory --corpus "$D/paired" -o x.csv --python ./py
+'
+
 test_expect_success 'the reader imports nothing from the folder caliber runs in, and leaves no bytecode' '
 	cp -R "$D/paired" c && mkdir run &&
 	printf "raise SystemExit(\"shadowed\")\n" >run/json.py && cp run/json.py run/ast.py &&

@@ -1,9 +1,14 @@
 """The worker session protocol: requests on stdin, replies on fd 3, one
 in-process pytest session per request, each counting only its own tests."""
 
+import os
+import subprocess
+import sys
 import textwrap
+import time
 
 from caliber_pytest._common import corpus_argv
+from repo_paths import PYTHON_DIR
 from worker_session import request, serve
 
 TESTS = {
@@ -59,8 +64,10 @@ def test_two_sessions_count_their_own_tests(tmp_path):
         _request("t4", "test_env_gone.py"),
     ])
     assert status == 0, out
-    assert replies == [{"exit": 0, "phase": "a", "task": "t1"}, {"exit": 1, "phase": "a", "task": "t2"},
-                       {"exit": 0, "phase": "a", "task": "t3"}, {"exit": 0, "phase": "a", "task": "t4"}]
+    assert replies == [{"exit": 0, "id": "t1/a/baseline/1", "phase": "a", "task": "t1"},
+                       {"exit": 1, "id": "t2/a/baseline/1", "phase": "a", "task": "t2"},
+                       {"exit": 0, "id": "t3/a/baseline/1", "phase": "a", "task": "t3"},
+                       {"exit": 0, "id": "t4/a/baseline/1", "phase": "a", "task": "t4"}]
     assert "2 passed" in out and "1 failed" in out
     assert "3 passed" not in out and "1 failed, 2 passed" not in out
 
@@ -92,17 +99,18 @@ def test_files_a_test_writes_stay_out_of_the_corpus(tmp_path):
 
 
 def test_bad_requests_get_exit_3(tmp_path):
-    status, replies, _ = _serve(tmp_path, ["{not json\n", '{"task": "x", "phase": "a"}\n'])
+    status, replies, _ = _serve(tmp_path, ["{not json\n", '{"id": "x/a/c/2", "task": "x", "phase": "a"}\n'])
     assert status == 0
-    assert replies[0]["exit"] == 3 and "bad request" in replies[0]["error"]
-    assert replies[1] == {"error": "request has no argv list of strings", "exit": 3, "phase": "a", "task": "x"}
+    assert replies[0]["exit"] == 3 and "bad request" in replies[0]["error"] and "id" not in replies[0]
+    assert replies[1] == {"error": "request has no argv list of strings", "exit": 3, "id": "x/a/c/2", "phase": "a",
+                          "task": "x"}
 
 
 def test_missing_corpus_is_reported(tmp_path):
     status, replies, _ = _serve(tmp_path, [_request("t", "x.py", {"CALIBER_CORPUS": ""})])
     assert status == 0
-    assert replies == [{"error": "CALIBER_CORPUS or CALIBER_WORK_DIR is not set", "exit": 3, "phase": "a",
-                        "task": "t"}]
+    assert replies == [{"error": "CALIBER_CORPUS or CALIBER_WORK_DIR is not set", "exit": 3, "id": "t/a/baseline/1",
+                        "phase": "a", "task": "t"}]
 
 
 def test_corpus_argv_makes_only_corpus_paths_absolute(tmp_path):
@@ -114,3 +122,46 @@ def test_corpus_argv_makes_only_corpus_paths_absolute(tmp_path):
         f"--rootdir={tmp_path}", "-q", "-p", "no:cacheprovider", f"{tmp_path}/benchmark/test_x.py::test_a[float16]",
         f"{tmp_path}/benchmark", "-m", "benchmark", "-k", "test_x.py", "--mode", "cudagraph", "/abs/test_y.py",
         "missing/test_z.py"]
+
+
+def _gone(pid):
+    """Whether pid has exited (a zombie nobody reaped yet counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+
+def test_a_session_whose_parent_dies_ends_even_with_its_stdin_open(tmp_path):
+    """The watchdog: the session's parent exits (as a killed runner would)
+    while the session, up and running, waits for a request on a stdin that
+    stays open; the session must end by itself within a few seconds. (A
+    parent that dies before the session starts is the exec wrapper's part.)"""
+    middle = ("import os, subprocess, sys, time\n"
+              "p = subprocess.Popen([sys.executable, '-m', 'caliber_pytest.session'], stdin=sys.stdin,\n"
+              "                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(3,))\n"
+              "print(p.pid, flush=True)\n"
+              "time.sleep(3)\n"
+              "os._exit(0)\n")
+    read_fd, write_fd = os.pipe()
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR, CALIBER_REPLY_FD="3")
+    parent = subprocess.Popen([sys.executable, "-c", middle], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, env=env, close_fds=False, preexec_fn=lambda: os.dup2(write_fd, 3))
+    os.close(write_fd)
+    try:
+        pid = int(parent.stdout.readline())
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while not _gone(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _gone(pid), "the session outlived its parent"
+    finally:
+        parent.stdin.close()
+        os.close(read_fd)

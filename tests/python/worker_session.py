@@ -10,9 +10,9 @@ from repo_paths import PYTHON_DIR
 
 
 def request(task, argv, env=None, phase="a"):
-    """One request line."""
-    return json.dumps({"argv": argv, "cell": "baseline", "dir": "/unused", "env": env or {}, "phase": phase,
-                       "task": task}) + "\n"
+    """One request line, with the id the runner would give it."""
+    return json.dumps({"argv": argv, "cell": "baseline", "dir": "/unused", "env": env or {},
+                       "id": f"{task}/{phase}/baseline/1", "phase": phase, "task": task}) + "\n"
 
 
 def serve(corpus, requests, env=None, timeout=120):

@@ -417,6 +417,8 @@ static const struct {
 	  "idx.tsv:2: launches: '9223372036854775808' is too large" },
 	{ "duplicate variant", HDR "A\tk\t1\t0\nB\tk\t1\t0\nA\tk2\t3\t0\n",
 	  "idx.tsv:4: variant 'A' is already listed at line 2" },
+	{ "two duplicates: the first repeat in the file", HDR "B\tk\t1\t0\nA\tk\t1\t0\nC\tk\t1\t0\nA\tk\t1\t0\nB\tk\t1\t0\n",
+	  "idx.tsv:5: variant 'A' is already listed at line 3" },
 	{ "empty variant", HDR "\tk\t1\t0\n", "idx.tsv:2: variant is empty" },
 	{ "empty kernel", HDR "A\t\t1\t0\n", "idx.tsv:2: kernel is empty" },
 	{ "variant with a slash", HDR "a/b\tk\t1\t0\n", "idx.tsv:2: variant 'a/b' is not a directory name" },

@@ -18,7 +18,39 @@ path of the runner:
     kill_runner.py DATA K [TASK SECONDS]
                                    SIGKILLs caliber (its parent) when the baseline's worker gets
                                    its K-th request (K = 0: when that worker's stdin ends, after
-                                   the last task); optionally slow as above
+                                   the last task), leaving its pid in kill_runner.pid of that
+                                   request's cell folder; optionally slow as above (when the K-th
+                                   request is the slow one, it then sleeps at once, silently, as
+                                   a worker hung in a kernel would)
+
+The hostile ones break the rules of a worker in the candidate's round a of
+TASK, once (in its first timed session); caliber must survive each with
+that cell a harness failure (or a timeout) and every other task unaffected:
+
+    hang.py DATA TASK              (above) never replies, and runs on
+    closefds.py DATA TASK          closes its stdout, stderr and reply fd, then runs on
+    extrareply.py DATA TASK        replies twice (an extra "passed") in one write
+    stalereply.py DATA TASK        sends its reply again a second later, before the next request
+    wrongid.py DATA TASK           echoes another request's id
+    noid.py DATA TASK              replies without an id
+    endless.py DATA TASK           writes a reply that never ends (no newline)
+    midreply.py DATA TASK          writes half of its reply, then exits
+    flood.py DATA TASK MIB         prints MIB MiB to stdout, then answers as recorded
+    plantlink.py DATA TASK [kill]  leaves a symlink, a FIFO and a link whose name is not UTF-8 in
+                                   its cell folder (and with
+                                   kill, SIGKILLs caliber before it replies)
+    plantnext.py DATA TASK VICTIM  answers as recorded, having planted a link to the file VICTIM
+                                   at the worker.log of its next cell (round b of TASK)
+    plantroot.py DATA TASK         answers as recorded, having left a symlink and a FIFO at the top
+                                   of the run root, outside every cell folder
+    forkchild.py DATA TASK         starts a child that holds its pipes and sleeps an hour (its pid
+                                   in forkchild.pid of the cell folder), then exits without a reply
+
+Any of them also takes --then-kill MARKER (anywhere after DATA): the hostile
+cell writes the file MARKER when it starts, and the first worker that then
+gets a request of a later task, or sees its stdin end (the run is over),
+SIGKILLs caliber, once: a run cut right after the task a hostile worker
+spoiled, for --resume to finish.
 
 builds.py (its own docstring) serves campaigns of two compiler builds: what a
 cell compiles comes from the stand-in compiler it imports, not from its role.
@@ -118,10 +150,25 @@ def begin(request, data):
             data["tasks"][env["CALIBER_TASK"]])
 
 
+# The hostile modes (t0910): each misbehaves once, in the first timed
+# session of its round (CALIBER_SESSION, 1 when the runner has none).
+HOSTILE_MODES = ("closefds", "extrareply", "stalereply", "wrongid", "noid", "endless", "midreply", "flood",
+                 "plantlink", "plantnext", "plantroot", "forkchild")
+
+
+def spot(env, kind):
+    """Where a request is, as misbehave names the request to spoil: (task,
+    phase, role); a later session of a round has its number added, so that
+    a hostile mode never spots it."""
+    here = (env["CALIBER_TASK"], env["CALIBER_PHASE"], env["CALIBER_ROLE"])
+    session = env.get("CALIBER_SESSION", "1")
+    return here + (session,) if kind in HOSTILE_MODES and session != "1" else here
+
+
 def handle(request, data, misbehave):
     """Serve one request; returns the pytest exit code to reply."""
     env, task, role, phase, cell_dir, spec = begin(request, data)
-    here = (task, phase, role)
+    here = spot(env, misbehave.get("kind"))
     print(f"cellplay: {task} {role} {phase} pid {os.getpid()}", flush=True)
     if misbehave.get("hang") == here:
         time.sleep(3600)
@@ -129,6 +176,19 @@ def handle(request, data, misbehave):
         os.kill(os.getpid(), signal.SIGSEGV)
     if misbehave.get("slow") == (task, "correctness", role):
         time.sleep(misbehave["seconds"])
+    if misbehave.get("closefds") == here:
+        for fd in (1, 2, int(os.environ.get("CALIBER_REPLY_FD", "3"))):
+            os.close(fd)
+        time.sleep(3600)
+    if misbehave.get("endless") == here:
+        chunk = b"x" * 65536
+        while True:
+            os.write(int(os.environ.get("CALIBER_REPLY_FD", "3")), chunk)
+    if misbehave.get("flood") == here:
+        line = "flood " + "y" * 1017 + "\n"
+        for _ in range(misbehave["mib"] * 1024):
+            sys.stdout.write(line)
+        sys.stdout.flush()
     if not autotune(env, task):
         return 4
     if misbehave.get("replay_miss") == here:
@@ -143,15 +203,59 @@ def handle(request, data, misbehave):
         os.makedirs(os.path.join(cell_dir, "ir", "STRAYVARIANT"), exist_ok=True)
         with open(os.path.join(cell_dir, "ir", "STRAYVARIANT", "stray.ttgir"), "w") as f:
             f.write("module {\n}\n")
+    if misbehave.get("forkchild") == here:
+        child = os.fork()
+        if child == 0:
+            time.sleep(3600)
+            os._exit(0)
+        with open(os.path.join(cell_dir, "forkchild.pid"), "w") as f:
+            f.write(f"{child}\n")
+        os._exit(0)
+    if misbehave.get("plantnext") == here:
+        nxt = os.path.join(os.path.dirname(cell_dir), f"b-{env['CALIBER_CELL']}")
+        os.makedirs(nxt, exist_ok=True)
+        os.symlink(misbehave["victim"], os.path.join(nxt, "worker.log"))
+    if misbehave.get("plantroot") == here:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(cell_dir))))
+        os.symlink("/etc/passwd", os.path.join(root, "planted-root"))
+        os.mkfifo(os.path.join(root, "planted-root.fifo"))
+    if misbehave.get("plantlink") == here:
+        os.symlink("/etc/passwd", os.path.join(cell_dir, "ir", "planted"))
+        os.mkfifo(os.path.join(cell_dir, "planted.fifo"))
+        os.symlink(b"planted.fifo", os.path.join(os.fsencode(cell_dir), b"not-utf8-\xff"))
+        if misbehave.get("kill_after_plant"):
+            os.kill(os.getppid(), signal.SIGKILL)
     return 0
+
+
+def take_then_kill():
+    """The MARKER of --then-kill MARKER, taken out of sys.argv; or None."""
+    if "--then-kill" not in sys.argv:
+        return None
+    at = sys.argv.index("--then-kill")
+    marker = sys.argv[at + 1]
+    del sys.argv[at:at + 2]
+    return marker
+
+
+def kill_caliber_once(marker):
+    """--then-kill: SIGKILL caliber (the parent) unless a worker did already;
+    this worker then waits to die with it."""
+    try:
+        os.close(os.open(marker + ".killed", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return
+    os.kill(os.getppid(), signal.SIGKILL)
+    time.sleep(3600)
 
 
 def main(misbehave_kind=None):
     """Serve requests until EOF. argv: DATA [TASK]."""
+    then_kill = take_then_kill()
     data_dir = sys.argv[1]
     with open(os.path.join(data_dir, "cells.json")) as f:
         data = json.load(f)
-    misbehave = {}
+    misbehave = {"kind": misbehave_kind}
     if misbehave_kind == "kill_runner":
         misbehave["kill_at"] = int(sys.argv[2])
         if len(sys.argv) > 4:
@@ -164,27 +268,79 @@ def main(misbehave_kind=None):
         task = sys.argv[2]
         role = {"crash": "control"}.get(misbehave_kind, "candidate")
         misbehave[misbehave_kind] = (task, "a", role)
+        if misbehave_kind == "flood":
+            misbehave["mib"] = int(sys.argv[3])
+        if misbehave_kind == "plantnext":
+            misbehave["victim"] = sys.argv[3]
+        misbehave["kill_after_plant"] = sys.argv[3:] == ["kill"]
     seen = []
 
     def answer(request):
-        if request["env"]["CALIBER_ROLE"] == "baseline":
+        env = request["env"]
+        if then_kill:
+            if misbehave.get(misbehave_kind) == spot(env, misbehave_kind):
+                with open(then_kill, "w") as f:
+                    f.write(env["CALIBER_TASK"] + "\n")
+            elif os.path.exists(then_kill):
+                with open(then_kill) as f:
+                    if f.read().strip() != env["CALIBER_TASK"]:
+                        kill_caliber_once(then_kill)
+        if env["CALIBER_ROLE"] == "baseline":
             seen.append(request)
             if len(seen) == misbehave.get("kill_at"):
+                os.makedirs(env["CALIBER_CELL_DIR"], exist_ok=True)
+                with open(os.path.join(env["CALIBER_CELL_DIR"], "kill_runner.pid"), "w") as f:
+                    f.write(f"{os.getpid()}\n")
                 os.kill(os.getppid(), signal.SIGKILL)
+                if misbehave.get("slow") == (env["CALIBER_TASK"], env["CALIBER_PHASE"], "baseline"):
+                    time.sleep(misbehave["seconds"])
         return handle(request, data, misbehave)
 
-    serve(answer)
+    def send(request, text, write):
+        """The reply as the hostile modes mangle it (else as it is)."""
+        env = request["env"]
+        if misbehave_kind not in REPLY_MODES or misbehave[misbehave_kind] != spot(env, misbehave_kind):
+            write(text)
+            return
+        reply = json.loads(text)
+        if misbehave_kind == "extrareply":
+            write(text + json.dumps(dict(reply, exit=0)) + "\n")
+        elif misbehave_kind == "stalereply":
+            write(text)
+            time.sleep(1)
+            write(text)
+        elif misbehave_kind == "wrongid":
+            write(json.dumps(dict(reply, id=f"{reply.get('id')}0")) + "\n")
+        elif misbehave_kind == "midreply":
+            write(text[:len(text) // 2])
+            os._exit(0)
+        else:
+            reply.pop("id", None)
+            write(json.dumps(reply) + "\n")
+
+    serve(answer, send)
     if misbehave.get("kill_at") == 0 and seen:
         os.kill(os.getppid(), signal.SIGKILL)
+    if then_kill and os.path.exists(then_kill):
+        kill_caliber_once(then_kill)
     return 0
 
 
-def serve(answer):
+# The hostile modes that break the reply rather than the work.
+REPLY_MODES = ("extrareply", "stalereply", "wrongid", "noid", "midreply")
+
+
+def serve(answer, send=None):
     """The session loop: each request answered from its cell's private working
     directory (CALIBER_WORK_DIR of the worker's environment), as the real
-    session runs pytest there."""
-    reply = os.fdopen(int(os.environ.get("CALIBER_REPLY_FD", "3")), "w", buffering=1)
+    session runs pytest there. The reply echoes the request's id (with task
+    and phase); send(request, text, write), when given, writes it instead."""
+    fd = int(os.environ.get("CALIBER_REPLY_FD", "3"))
     home = os.getcwd()
+
+    def write(text):
+        os.write(fd, text.encode())
+
     for line in sys.stdin:
         request = json.loads(line)
         os.chdir(os.environ["CALIBER_WORK_DIR"])
@@ -192,4 +348,8 @@ def serve(answer):
             code = answer(request)
         finally:
             os.chdir(home)
-        reply.write(json.dumps({"exit": code, "phase": request["phase"], "task": request["task"]}) + "\n")
+        reply = {"exit": code, "phase": request["phase"], "task": request["task"]}
+        if "id" in request:
+            reply["id"] = request["id"]
+        text = json.dumps(reply, sort_keys=True) + "\n"
+        (send or (lambda _, t, w: w(t)))(request, text, write)

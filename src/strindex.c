@@ -1,0 +1,77 @@
+/* strindex.c: a sorted index of strings. */
+#include "strindex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* By string, then by position: equal strings stand in array order. */
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct cb_strindex_entry *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int cb_strindex_init(struct cb_strindex *x, const char *const *v, size_t n, struct cb_err *err)
+{
+	size_t i;
+
+	memset(x, 0, sizeof(*x));
+	x->v = calloc(n ? n : 1, sizeof(*x->v));
+	if (!x->v)
+		return cb_fail(err, "out of memory");
+	for (i = 0; i < n; i++) {
+		x->v[i].s = v[i];
+		x->v[i].pos = i;
+	}
+	x->n = n;
+	if (n)
+		qsort(x->v, n, sizeof(*x->v), cmp_entry);
+	return 0;
+}
+
+void cb_strindex_release(struct cb_strindex *x)
+{
+	if (!x)
+		return;
+	free(x->v);
+	memset(x, 0, sizeof(*x));
+}
+
+int cb_strindex_first_dup(const struct cb_strindex *x, size_t *dup, size_t *first)
+{
+	size_t i, start = 0;
+	int found = 0;
+
+	/* Within a run of equal strings the first entry is the first
+	 * occurrence and the second the earliest repeat of it. */
+	for (i = 1; i <= x->n; i++) {
+		if (i < x->n && strcmp(x->v[i].s, x->v[start].s) == 0)
+			continue;
+		if (i - start > 1 && (!found || x->v[start + 1].pos < *dup)) {
+			*dup = x->v[start + 1].pos;
+			*first = x->v[start].pos;
+			found = 1;
+		}
+		start = i;
+	}
+	return found;
+}
+
+int cb_strindex_find(const struct cb_strindex *x, const char *key, size_t *pos)
+{
+	size_t lo = 0, hi = x->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(x->v[mid].s, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == x->n || strcmp(x->v[lo].s, key) != 0)
+		return 0;
+	*pos = x->v[lo].pos;
+	return 1;
+}

@@ -1,0 +1,214 @@
+#!/bin/sh
+# caliber run against hostile workers (tests/workers/, cellplay.py): each
+# mode breaks the rules of a worker in one cell of one task, and caliber
+# must survive it: that cell a harness failure (or a timeout), its task X,
+# every other task as in a run with well-behaved workers, the run sealed
+# and verified; and a run killed right after that task resumes to the same
+# matrix and seal. The last case counts the modes that survived ("# N
+# hostile-worker modes survived"). Then what a kill leaves: links, the
+# worker, the scratch folder, temporary files, half-built roots.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/campaign.sh"
+
+# The verdicts of the "all" selection with well-behaved workers (a run of
+# replay.py into ref, once per case), but for the task a case spoils
+# (argument), which gets the verdict the case says.
+hostile='
+want_but() {
+	test -f ref.csv || { run all ref --quiet --worker "python3 $W/replay.py $D" >/dev/null && verdicts ref >ref.csv; } &&
+	sed "s/^$1,.*/$1,$2/" ref.csv
+}
+# The cell receipt at $1 has outcome $2 with detail matching $3.
+cell_is() {
+	grep -q "\"outcome\": \"$2\"" "$1" && grep -q -- "$3" "$1" ||
+		{ echo "$1 is not $2 \"$3\":"; grep "\"outcome\"\|\"detail\"" "$1"; return 1; }
+}
+# survives MODE "ARGS" TASK VERDICT,CODE CELL OUTCOME DETAIL: the mode
+# tests/workers/MODE.py (with ARGS after DATA) spoiling TASK of the "all"
+# selection, in two runs. Into out-MODE: TASK gets that verdict, every other
+# task its usual one, the receipt of TASK cell CELL has that outcome with
+# detail matching DETAIL, and the seal verifies. Into cut-MODE, caliber
+# killed right after TASK (--then-kill): --resume with a well-behaved
+# worker gives the same matrix and a seal that verifies. The mode is then
+# counted among the survivors (a file beside the cases).
+survives() {
+	mode=$1; args=$2; task=$3; verdict=$4; cell=$5; outcome=$6; detail=$7
+	test -d frozen/cpu-test-all || make_all
+	RUN_WRAP="timeout 300" && export RUN_WRAP &&
+	run all out-$mode --quiet --worker "python3 $W/$mode.py $D $args" >/dev/null &&
+	want_but $task $verdict >want && verdicts out-$mode >got && cmp want got &&
+	cell_is out-$mode/tasks/$task/cells/$cell/cell.json "$outcome" "$detail" &&
+	$CALIBER verify out-$mode >/dev/null &&
+	set +e && (run_bg all cut-$mode --quiet --worker "python3 $W/$mode.py $D $args --then-kill $PWD/cut-$mode.marker") \
+		>/dev/null 2>&1; set -e &&
+	test -e cut-$mode.marker.killed && test -f cut-$mode/tasks/$task/task.json && test ! -e cut-$mode/SHA256SUMS &&
+	run all cut-$mode --resume --quiet --worker "python3 $W/replay.py $D" >/dev/null &&
+	verdicts cut-$mode >got && cmp want got && $CALIBER verify cut-$mode >/dev/null &&
+	unset RUN_WRAP && touch "$(dirname "$T")/survived.$mode"
+}
+'
+export hostile
+
+test_expect_success 'a worker that never replies and runs on is a timeout at timeout_s' '
+	eval "$setup$hostile" &&
+	survives hang "slowpoke" slowpoke X,timeout a-candidate timeout "no reply within 3 s; process group killed"
+'
+
+test_expect_success 'a worker that closes stdout, stderr and its reply fd and runs on is a timeout at timeout_s' '
+	eval "$setup$hostile" &&
+	survives closefds "slowpoke" slowpoke X,timeout a-candidate timeout "no reply within 3 s; process group killed"
+'
+
+test_expect_success 'an extra reply in the same write is a harness failure of that cell, never the next answer' '
+	eval "$setup$hostile" &&
+	survives extrareply gain gain X,harness-failure a-candidate error \
+		"more than one reply to request .gain/a/candidate/2.; process group killed"
+'
+
+test_expect_success 'a stale reply (an extra one that comes later) fails the request it is read for' '
+	eval "$setup$hostile" &&
+	survives stalereply gain gain X,harness-failure a-candidate.s2 error \
+		"a reply to another request (id .gain/a/candidate/2., this request .gain/a/candidate/3.): a stale, extra or forged reply" &&
+	grep -q "\"outcome\": \"passed\"" out-stalereply/tasks/gain/cells/a-candidate/cell.json
+'
+
+test_expect_success 'a reply that echoes another request id is a harness failure; the next request gets a fresh worker' '
+	eval "$setup$hostile" &&
+	survives wrongid gain gain X,harness-failure a-candidate error \
+		"a reply to another request (id .gain/a/candidate/20., this request .gain/a/candidate/2.)" &&
+	grep -q "\"fresh\": true" out-wrongid/tasks/same/cells/correctness-candidate/cell.json
+'
+
+test_expect_success 'a reply without the request id is a harness failure' '
+	eval "$setup$hostile" &&
+	survives noid gain gain X,harness-failure a-candidate error "a reply without the request.s id .gain/a/candidate/2."
+'
+
+test_expect_success 'a reply line that never ends is cut at 1 MiB: a harness failure, not a timeout' '
+	eval "$setup$hostile" &&
+	survives endless gain gain X,harness-failure a-candidate error \
+		"a reply line longer than 1048576 bytes (request .gain/a/candidate/2.); process group killed"
+'
+
+test_expect_success 'a worker that exits halfway through its reply is a crash of that cell, the half never read as an answer' '
+	eval "$setup$hostile" &&
+	survives midreply gain gain X,harness-failure a-candidate crashed \
+		"worker exited with status 0 in the middle of its reply ([1-9][0-9]* bytes, no newline)"
+'
+
+test_expect_success 'a worker that floods stdout fills worker.log up to 64 MiB, which says where it was cut' '
+	eval "$setup$hostile" &&
+	survives flood "gain 80" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+	log=out-flood/tasks/gain/cells/a-candidate/worker.log &&
+	test "$(wc -c <"$log")" -le $((64 * 1024 * 1024 + 64)) &&
+	test "$(tail -n 1 "$log")" = "caliber: output cut at 67108864 bytes" &&
+	grep -q "\"cut_bytes\": [1-9]" out-flood/tasks/gain/cells/a-candidate/cell.json
+'
+
+test_expect_success 'a symlink and a FIFO left in a cell are removed and named there: the cell is X, the run seals' '
+	eval "$setup$hostile" &&
+	survives plantlink gain gain X,harness-failure a-candidate error \
+		"the worker left what a seal cannot hold: ir/planted: a symlink to ./etc/passwd., removed" &&
+	c=out-plantlink/tasks/gain/cells/a-candidate &&
+	grep -q "\"planted.fifo: a FIFO, removed\"" $c/cell.json &&
+	grep -q "\"not-utf8-\\\\\\\\xff: a symlink to .planted.fifo., removed\"" $c/cell.json &&
+	test ! -e $c/ir/planted && test ! -e $c/planted.fifo
+'
+
+test_expect_success 'a link a worker plants at the worker.log of its next cell is removed before that cell starts: it is X, the file linked to untouched' '
+	eval "$setup$hostile" && echo precious >victim &&
+	survives plantnext "gain $PWD/victim" gain X,harness-failure b-candidate error \
+		"the cell folder held what its worker did not leave: worker.log: a symlink to .$PWD/victim., removed before the cell started" &&
+	test "$(cat victim)" = precious &&
+	grep -q "\"outcome\": \"passed\"" out-plantnext/tasks/gain/cells/a-candidate/cell.json &&
+	test -f out-plantnext/tasks/gain/cells/b-candidate/worker.log && test ! -L out-plantnext/tasks/gain/cells/b-candidate/worker.log
+'
+
+test_expect_success 'a symlink and a FIFO left outside every cell are removed before the seal and recorded in run.json' '
+	eval "$setup$hostile" &&
+	survives plantroot gain gain G,stable-gain a-candidate passed "pytest exit 0" &&
+	grep -q "\"planted-root: a symlink to ./etc/passwd., removed\"" out-plantroot/run.json &&
+	grep -q "\"planted-root.fifo: a FIFO, removed\"" out-plantroot/run.json &&
+	grep -q "\"planted-root: a symlink to ./etc/passwd., removed\"" cut-plantroot/run.json &&
+	test ! -e out-plantroot/planted-root && test ! -e out-plantroot/planted-root.fifo
+'
+
+# alive PID: the process runs (a zombie nobody has reaped counts as gone).
+alive='
+alive() {
+	if [ -r /proc/$1/stat ]; then ! sed "s/.*) //" /proc/$1/stat | grep -q "^Z"; else kill -0 "$1" 2>/dev/null; fi
+}
+'
+export alive
+
+test_expect_success 'a worker that exits leaving a child on its pipes is a crash at once, not a timeout; the child goes with it' '
+	eval "$setup$hostile$alive" &&
+	survives forkchild gain gain X,harness-failure a-candidate crashed "worker exited with status 0 without replying" &&
+	for run in out cut; do
+		pid=$(cat $run-forkchild/tasks/gain/cells/a-candidate/forkchild.pid) && test -n "$pid" &&
+		if alive $pid; then kill -9 $pid; echo "the child $pid of the $run run outlived its worker"; exit 1; fi
+	done &&
+	grep -q "\"timed_out\": false" out-forkchild/tasks/gain/cells/a-candidate/cell.json
+'
+
+test_expect_success 'a link and a FIFO left by a worker caliber died under are tidied by --resume, which seals' '
+	eval "$setup$hostile" && make_all &&
+	set +e; (run_bg all out --worker "python3 $W/plantlink.py $D gain kill" --quiet) >/dev/null 2>&1; set -e &&
+	test -L out/tasks/gain/cells/a-candidate/ir/planted && test ! -e out/SHA256SUMS &&
+	run all out --worker "python3 $W/replay.py $D" --resume >stdout &&
+	grep -qx "resume: tasks/gain/cells/a-candidate/ir/planted: a symlink to '"'"'/etc/passwd'"'"', removed" stdout &&
+	grep -qx "resume: tasks/gain/cells/a-candidate/planted.fifo: a FIFO, removed" stdout &&
+	grep -q "tasks/gain/cells/a-candidate/planted.fifo: a FIFO, removed" out/run.json &&
+	want_but gain G,stable-gain >want && verdicts out >got && cmp want got &&
+	$CALIBER verify out >/dev/null
+'
+
+test_expect_success 'a worker busy when caliber is killed dies with it; --resume removes its scratch folder and seals' '
+	eval "$setup$hostile$alive" && make_frozen &&
+	# The baseline kills caliber at its first request (gain, correctness), then sleeps an hour in it.
+	set +e; (run_bg canary r --worker "python3 $W/kill_runner.py $D 1 gain 3600" --quiet) >/dev/null 2>&1; set -e &&
+	pid=$(cat r/tasks/gain/cells/correctness-off/kill_runner.pid) &&
+	test -n "$pid" && n=0 &&
+	while alive $pid && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done &&
+	if alive $pid; then kill -9 $pid; echo "worker $pid outlived caliber"; exit 1; fi &&
+	scratch=$(ls -d "$T"/caliber-run.*) && test -d "$scratch" &&
+	run canary r --worker "python3 $W/replay.py $D" --resume >stdout &&
+	grep -qx "resume: $scratch: the scratch folder of an earlier caliber, removed" stdout &&
+	test -z "$(ls -d "$T"/caliber-run.* 2>/dev/null)" &&
+	grep -q "\"scratch\": \"$T/caliber-run\." r/run.json &&
+	$CALIBER verify r >/dev/null
+'
+
+test_expect_success 'temporary files of a kill during the final writes are removed by --resume, never sealed' '
+	eval "$setup$hostile" && make_frozen &&
+	# killed after the last task, before campaign.json, matrix and seal
+	set +e; (run_bg canary r --worker "python3 $W/kill_runner.py $D 0" --quiet) >/dev/null 2>&1; set -e &&
+	test -f r/tasks/wrong/task.json && test ! -e r/campaign.json &&
+	echo partial >r/matrix.md.tmp.Ab12Cd && echo partial >r/SHA256SUMS.tmp.zZ9yY8 &&
+	echo partial >r/tasks/gain/task.json.tmp.q1w2e3 &&
+	run canary r --worker "python3 $W/replay.py $D" --resume >stdout &&
+	grep -qx "resume: matrix.md.tmp.Ab12Cd: a temporary file of an interrupted write, removed" stdout &&
+	grep -qx "resume: SHA256SUMS.tmp.zZ9yY8: a temporary file of an interrupted write, removed" stdout &&
+	grep -qx "resume: tasks/gain/task.json.tmp.q1w2e3: a temporary file of an interrupted write, removed" stdout &&
+	! grep -q "\.tmp\." r/SHA256SUMS && test -z "$(find r -name "*.tmp.*")" &&
+	$CALIBER verify r >/dev/null
+'
+
+test_expect_success 'a half-built run root a killed caliber left beside the root goes; one a living caliber holds stays' '
+	eval "$setup$hostile" && make_frozen &&
+	mkdir out.tmp.Ab12Cd out.tmp.Zz99Yy && echo partial >out.tmp.Ab12Cd/manifest.json &&
+	{ $PY -c "import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys.argv[2], \"w\").close(); time.sleep(60)" \
+		out.tmp.Zz99Yy locked & } &&
+	holder=$! && n=0 && while [ ! -e locked ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done &&
+	run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	test ! -e out.tmp.Ab12Cd && test -d out.tmp.Zz99Yy &&
+	kill $holder && $CALIBER verify out >/dev/null
+'
+
+test_expect_success 'every hostile-worker mode survived' '
+	n=$(ls "$(dirname "$T")" | grep -c "^survived\.") &&
+	echo "$n hostile-worker modes survived" >"$(dirname "$T")/count" &&
+	test "$n" -eq 13
+'
+if [ -f "$T/count" ]; then echo "# $(cat "$T/count")"; fi
