@@ -227,6 +227,20 @@ static void fold_rows(struct cb_report_task *t, int o, json_t *const pooled[CB_N
 	}
 }
 
+/* The path of file in session k of a cell's phase (cb_session_dir), or
+ * NULL when it does not exist: the end of a cell's sessions. */
+static char *session_file(const char *tdir, enum cb_phase p, const char *cell, int k, const char *file)
+{
+	char *dir = cb_session_dir(tdir, p, cell, k), *path = dir ? cb_path_join(dir, file) : NULL;
+
+	free(dir);
+	if (path && !cb_exists(path)) {
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
 /* The clocks of task t's timed cells, per order and role, and each row's
  * median per cell, from every session's timing.jsonl; a file that cannot
  * be read is passed over (the seal and the receipts say what is wrong with
@@ -246,14 +260,12 @@ static void load_timing(const struct cb_report *rp, struct cb_report_task *t)
 
 			pooled[r] = json_array();
 			for (k = 1; name; k++) {
-				char *dir = cb_session_dir(tdir, o ? CB_PH_ROUND_B : CB_PH_ROUND_A, name, k);
-				char *path = dir ? cb_path_join(dir, "timing.jsonl") : NULL;
+				char *path = session_file(tdir, o ? CB_PH_ROUND_B : CB_PH_ROUND_A, name, k, "timing.jsonl");
 				struct cb_err e;
-				json_t *rows = path && cb_exists(path) ? cb_report_load_jsonl(path, path, &e) : NULL;
+				json_t *rows = path ? cb_report_load_jsonl(path, path, &e) : NULL;
 				const json_t *row;
 				size_t i;
 
-				free(dir);
 				free(path);
 				if (!rows)
 					break;
@@ -303,7 +315,7 @@ long long cb_report_geomean_ppm(const struct cb_report *rp, char v, size_t *n)
 
 /* Where task t's time went: its receipt's wall time, and each cell's per
  * phase, summed over the cell receipts of its sessions. A receipt that
- * cannot be read is passed over, as in load_clocks. */
+ * cannot be read is passed over, as in load_timing. */
 static void load_walls(const struct cb_report *rp, struct cb_report_task *t)
 {
 	const json_t *cells = json_object_get(t->doc, "cells");
@@ -317,12 +329,10 @@ static void load_walls(const struct cb_report *rp, struct cb_report_task *t)
 			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
 
 			for (k = 1; name && cb_is_ident(name); k++) {
-				char *dir = cb_session_dir(tdir, (enum cb_phase)p, name, k);
-				char *path = dir ? cb_path_join(dir, "cell.json") : NULL;
+				char *path = session_file(tdir, (enum cb_phase)p, name, k, "cell.json");
 				struct cb_err e;
-				json_t *cell = path && cb_exists(path) ? cb_json_load_file(path, &e) : NULL;
+				json_t *cell = path ? cb_json_load_file(path, &e) : NULL;
 
-				free(dir);
 				free(path);
 				if (!cell)
 					break;
