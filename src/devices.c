@@ -109,7 +109,11 @@ static void child_argv(const struct cb_run_opts *o, const char *self, const stru
 		snprintf(stop_after, cap, "%lld", o->stop_after);
 		av[n++] = "--stop-after"; av[n++] = stop_after;
 	}
-	if (o->isolate) { av[n++] = "--isolate"; av[n++] = "task"; }
+	if (o->workers != CB_WORKERS_SESSION) { av[n++] = "--workers"; av[n++] = o->workers == CB_WORKERS_TASK ? "task" : "persistent"; }
+	if (o->prestart != CB_PRESTART_DEFAULT) {
+		static const char *const counts[CB_PRESTART_MAX + 1] = { "0", "1", "2", "3", "4" };
+		av[n++] = "--prestart"; av[n++] = counts[o->prestart];
+	}
 	if (o->allow_dirty) av[n++] = "--allow-dirty-harness";
 	if (o->quiet) av[n++] = "--quiet";
 	if (o->json_progress) av[n++] = "--json-progress";

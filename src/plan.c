@@ -50,6 +50,7 @@ static const struct cb_field backend_fields[] = {
 	{ "list_processes", CB_J_ARRAY, 1, CB_J_STRING, NULL, "argv listing other processes on the device; {device} is replaced" },
 	{ "graph_capture", CB_J_BOOL, 1, 0, NULL, "graph capture is available" },
 	{ "capabilities", CB_J_OBJECT, 1, 0, capability_fields, "what the plan is derived from" },
+	{ "preload", CB_J_ARRAY, 0, CB_J_STRING, NULL, "modules a worker imports before its first request (e.g. torch)" },
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
 
@@ -109,7 +110,8 @@ int cb_backend_load(const char *dir, const char *name, struct cb_backend *b, str
 	}
 	b->count_devices = argv_of(json_object_get(b->doc, "count_devices"));
 	b->list_processes = argv_of(json_object_get(b->doc, "list_processes"));
-	if (!b->count_devices || !b->list_processes) {
+	b->preload = argv_of(json_object_get(b->doc, "preload"));
+	if (!b->count_devices || !b->list_processes || !b->preload) {
 		cb_fail(err, "out of memory");
 		goto fail;
 	}
@@ -125,6 +127,7 @@ void cb_backend_release(struct cb_backend *b)
 		return;
 	free(b->count_devices);
 	free(b->list_processes);
+	free(b->preload);
 	json_decref(b->doc);
 	free(b->path);
 	memset(b, 0, sizeof(*b));

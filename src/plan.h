@@ -22,6 +22,7 @@ struct cb_backend {
 	const char **list_processes;      /* argv, NULL-terminated */
 	int graph_capture;
 	const json_t *capabilities;       /* object of booleans */
+	const char **preload;             /* modules a worker imports ahead of its request, NULL-terminated (may be empty) */
 };
 
 /* Load DIR/<name>.json, validated like a manifest (unknown keys refused).

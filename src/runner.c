@@ -3,7 +3,8 @@
  * each task: correctness in every cell, round a of the benchmark in
  * manifest order, topology, round b in reverse order only when the
  * candidate's topology is below the baseline's, then the task receipt.
- * Each cell keeps one worker process across tasks unless --isolate task.
+ * By default every request (so every timed session) runs in a worker
+ * process of its own, started ahead of its turn (worker.h).
  * With --stop-after or --deadline, no task or cell starts that would end
  * past the deadline by what it is expected to take. */
 #include <errno.h>
@@ -606,6 +607,17 @@ out:
 	return rc;
 }
 
+/* How the worker processes lived, for the campaign receipt: the mode, how
+ * many each cell kept started ahead, and what the outer level of the
+ * bootstrap samples under that mode (docs/formats.md, "Statistics"). */
+static json_t *worker_json(const struct cb_worker_ctx *ctx)
+{
+	static const char *const unit[] = { "worker-process", "session-in-persistent-process", "worker-process" };
+
+	return json_pack("{s:s, s:i, s:s, s:s}", "mode", cb_worker_mode_name(ctx->mode), "prestart", ctx->prestart,
+			 "session_unit", unit[ctx->mode], "preload", ctx->preload);
+}
+
 /* The campaign receipt; a shard's also names its shard (shard.h). */
 static int write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
 			  const char *selection, const struct cb_shard *shard, struct cb_err *err)
@@ -653,7 +665,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 		rn->ctx.backend->visibility_env, rn->ctx.device, "manifest", json_object_get(m->doc, "device")));
 	json_object_set_new(j, "timer", timer_json(m));
 	json_object_set_new(j, "plan", plan);
-	json_object_set_new(j, "worker", json_pack("{s:s}", "mode", rn->ctx.isolate ? "isolate" : "persistent"));
+	json_object_set_new(j, "worker", worker_json(&rn->ctx));
 	json_object_set_new(j, "preflight", json_incref(pf->results));
 	json_object_set_new(j, "launch_floor", json_integer(m->launch_floor));
 	json_object_set_new(j, "thresholds", json_pack("{s:I, s:I, s:I}", "gain_ppm", (json_int_t)cb_ppm(m->gain),
@@ -766,7 +778,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		goto out;
 	}
 	if (cb_worker_ctx_init(&rn.ctx, &m, &backend, o->corpus, o->build_root, o->device, o->python, o->worker,
-			       o->isolate, err) < 0 || set_compilers(&rn.ctx, matrix, err) < 0)
+			       o->workers, o->prestart, err) < 0 || set_compilers(&rn.ctx, matrix, err) < 0)
 		goto out;
 
 	pf.w = &rn.ctx;
@@ -816,8 +828,11 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	if (record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, rn.ctx.scratch, tidied,
 			      err) < 0)
 		goto out;
-	for (c = 0; c < CB_NROLES; c++)
+	for (c = 0; c < CB_NROLES; c++) {
 		rn.procs[c].cell = &m.cells[c];
+		if (first < rn.ntasks && cb_cell_proc_prestart(&rn.ctx, &rn.procs[c], err) < 0)
+			goto out;
+	}
 	for (i = first; i < rn.ntasks; i++) {
 		int t = run_task(&rn, i, json_array_get(rn.tasks, i), &res[i], err);
 		if (t < 0)

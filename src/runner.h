@@ -6,6 +6,7 @@
 
 #include "caliber.h"
 #include "shard.h"
+#include "worker.h"
 
 /* What a run is asked to do: the command line of `caliber run`, with every
  * path absolute. Strings are borrowed. */
@@ -20,7 +21,8 @@ struct cb_run_opts {
 	const char *fail_on;               /* verdicts that make a completed run exit 5, or NULL */
 	const char *deadline;              /* a UTC time, or NULL */
 	long long stop_after;              /* seconds, 0 for none */
-	int isolate;                       /* a fresh worker per request */
+	enum cb_worker_mode workers;       /* how worker processes live (worker.h) */
+	int prestart;                      /* session mode: workers per cell started ahead */
 	int resume, quiet, json_progress, allow_dirty;
 	int argc;                          /* the command line, recorded in run.json */
 	char **argv;

@@ -19,6 +19,24 @@
 #include "reply.h"
 #include "tidy.h"
 
+const char *cb_worker_mode_name(enum cb_worker_mode mode)
+{
+	static const char *const names[] = { "session", "persistent", "isolate" };
+
+	return names[mode];
+}
+
+int cb_worker_mode_parse(const char *name)
+{
+	static const char *const names[] = { "session", "persistent", "task" };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
 const char *const cb_env_passthrough[] = {
 	"PATH", "LANG", "LC_ALL", "TZ", "USER", "LOGNAME", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
 	"PARALLEL_WARMUP_GPUS", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
@@ -178,6 +196,13 @@ int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, c
 	json_object_set_new(ov, "PYTHONUNBUFFERED", json_string("1"));
 	json_object_set_new(ov, ctx->backend->visibility_env, json_string(ctx->device));
 	json_object_set_new(ov, "CALIBER_REPLY_FD", json_string("3"));
+	json_object_set_new(ov, "CALIBER_PRELOAD", json_string(ctx->preload));
+	if (ctx->gpu_lock)
+		json_object_set_new(ov, "CALIBER_GPU_LOCK", json_string(ctx->gpu_lock));
+	/* pytest plugins installed beside the corpus stay out of its sessions
+	 * (and out of a fresh worker's start): the plan names every plugin a
+	 * request loads; an overlay may set this back to "". */
+	json_object_set_new(ov, "PYTEST_DISABLE_PLUGIN_AUTOLOAD", json_string("1"));
 	json_object_set_new(ov, "CALIBER_CORPUS", json_string(ctx->corpus));
 	json_object_set_new(ov, "CALIBER_BACKEND", json_string(ctx->backend->name));
 	json_object_set_new(ov, "CALIBER_GRAPH_CAPTURE",
@@ -256,8 +281,19 @@ json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
 			"CALIBER_SESSION", sess,
 			"CALIBER_AUTOTUNE_MODE", record ? "record" : "replay", "CALIBER_AUTOTUNE_FILE", afile,
 			"CALIBER_DTYPES", dt, "CALIBER_SHAPES", shapes, "CALIBER_TIMER", timer);
-	req = json_pack("{s:o, s:s, s:s, s:o, s:s, s:i, s:s}", "argv", argv, "cell", cell->name, "dir", dir,
-			"env", env, "phase", cb_phase_name(p), "session", session, "task", w->id);
+	if (env && p != CB_PH_CORRECTNESS && (p == CB_PH_ROUND_B || session > 1)) {
+		/* A row's timer is the one the cell's first session chose (timing.py). */
+		char *first = cb_cell_dir(task_dir, CB_PH_ROUND_A, cell->name);
+		char *plan = first ? cb_path_join(first, "timing.jsonl") : NULL;
+		if (!plan || json_object_set_new(env, "CALIBER_TIMER_PLAN", json_string(plan)) < 0) {
+			json_decref(env);
+			env = NULL;
+		}
+		free(first);
+		free(plan);
+	}
+	req = env ? json_pack("{s:o, s:s, s:s, s:o, s:s, s:i, s:s}", "argv", argv, "cell", cell->name, "dir", dir,
+			      "env", env, "phase", cb_phase_name(p), "session", session, "task", w->id) : NULL;
 	argv = NULL;
 	if (!req)
 		cb_fail(err, "request: out of memory");
@@ -300,10 +336,40 @@ static int warmup_gpus_listed(void)
 	return 0;
 }
 
+/* CALIBER_PRELOAD: the backend's preload, the compiler's import module
+ * (each cell's own, else sources.compiler's), the corpus's, then the plan,
+ * space-separated, each once. A fresh string. */
+static char *preload_of(const struct cb_manifest *m, const struct cb_backend *b, const char *const *plugins,
+			size_t nplugins)
+{
+	struct cb_buf out = CB_BUF_INIT;
+	const char *names[64];
+	size_t n = 0, i, j, c;
+
+	for (i = 0; b->preload && b->preload[i] && n < 32; i++)
+		names[n++] = b->preload[i];
+	for (c = 0; c < CB_NROLES; c++)
+		if (m->cells[c].compiler_root && m->cells[c].compiler.import)
+			names[n++] = m->cells[c].compiler.import;
+	if (m->sources[CB_SRC_COMPILER].import)
+		names[n++] = m->sources[CB_SRC_COMPILER].import;
+	if (m->sources[CB_SRC_CORPUS].import)
+		names[n++] = m->sources[CB_SRC_CORPUS].import;
+	for (i = 0; i < nplugins && n < 64; i++)
+		names[n++] = plugins[i];
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && strcmp(names[j], names[i]) != 0; j++)
+			;
+		if (j == i)
+			cb_buf_addf(&out, "%s%s", out.len ? " " : "", names[i]);
+	}
+	return cb_buf_detach(&out, NULL);
+}
+
 int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 		       const struct cb_backend *b, const char *corpus, const char *build_root,
-		       const char *device, const char *python, const char *worker_cmd, int isolate,
-		       struct cb_err *err)
+		       const char *device, const char *python, const char *worker_cmd, enum cb_worker_mode mode,
+		       int prestart, struct cb_err *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *tok, *save = NULL;
@@ -313,7 +379,8 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 	ctx->m = m;
 	ctx->backend = b;
 	ctx->device = device ? device : m->device_uuid ? m->device_uuid : "0";
-	ctx->isolate = isolate;
+	ctx->mode = mode;
+	ctx->prestart = mode == CB_WORKERS_SESSION ? prestart : 0;
 	ctx->corpus = cb_resolve(corpus);
 	ctx->build_root = cb_resolve(build_root);
 	ctx->scratch = cb_strdupf("%s/" CB_SCRATCH_PREFIX "XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -338,7 +405,22 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 		return cb_fail(err, "--worker: empty command");
 	}
 	cb_plan(b, ctx->plugins, sizeof(ctx->plugins) / sizeof(ctx->plugins[0]), &ctx->nplugins);
-	if (!isolate && warmup_gpus_listed())
+	if (!(ctx->preload = preload_of(m, b, ctx->plugins, ctx->nplugins))) {
+		cb_worker_ctx_release(ctx);
+		return cb_fail(err, "out of memory");
+	}
+	if (ctx->prestart > 0) {
+		int fd;
+		ctx->gpu_lock = cb_path_join(ctx->scratch, "gpu.lock");
+		fd = ctx->gpu_lock ? open(ctx->gpu_lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444) : -1;
+		if (fd < 0) {
+			cb_fail(err, "%s: %s", ctx->gpu_lock ? ctx->gpu_lock : "gpu.lock", strerror(errno));
+			cb_worker_ctx_release(ctx);
+			return -1;
+		}
+		close(fd);
+	}
+	if (mode == CB_WORKERS_PERSISTENT && warmup_gpus_listed())
 		for (i = 0; i < ctx->nplugins; i++)
 			if (strcmp(ctx->plugins[i], "caliber_pytest.parallel_warmup") == 0)
 				ctx->warmup_ahead = 1;
@@ -376,25 +458,71 @@ void cb_worker_ctx_release(struct cb_worker_ctx *ctx)
 	free(ctx->scratch);
 	free(ctx->command);
 	free(ctx->worker_argv);
+	free(ctx->preload);
+	free(ctx->gpu_lock);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
-/* Start the cell's worker in a fresh private folder. */
-static int spawn_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err)
+/* Start a worker of the cell into c. Its private folder (caches, HOME,
+ * working directory) and environment are the cell's for the whole run, but
+ * fresh for every process in task mode. */
+static int start_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_child *c,
+			struct cb_err *err)
 {
-	free(cp->dir);
-	cb_env_release(&cp->env);
-	json_decref(cp->overlay);
-	cp->overlay = NULL;
-	cp->dir = cb_strdupf("%s/%s-%d", ctx->scratch, cp->cell->name, cp->spawned++);
-	if (!cp->dir)
-		return cb_fail(err, "out of memory");
-	if (cb_worker_env(ctx, cp->cell, cp->dir, &cp->env, &cp->overlay, err) < 0)
-		return -1;
-	if (cb_child_spawn(&cp->child, ctx->worker_argv, cp->env.v, CB_CHILD_REPLY | CB_CHILD_LIFELINE, err) < 0)
+	if (ctx->mode == CB_WORKERS_TASK || !cp->dir) {
+		free(cp->dir);
+		cb_env_release(&cp->env);
+		json_decref(cp->overlay);
+		cp->overlay = NULL;
+		cp->dir = cb_strdupf("%s/%s-%d", ctx->scratch, cp->cell->name, cp->spawned);
+		if (!cp->dir)
+			return cb_fail(err, "out of memory");
+		if (cb_worker_env(ctx, cp->cell, cp->dir, &cp->env, &cp->overlay, err) < 0)
+			return -1;
+	}
+	cp->spawned++;
+	if (cb_child_spawn(c, ctx->worker_argv, cp->env.v, CB_CHILD_REPLY | CB_CHILD_LIFELINE, err) < 0)
 		return cb_prefix(err, "cell %s: worker", cp->cell->name);
+	return 0;
+}
+
+int cb_cell_proc_prestart(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err)
+{
+	while (cp->nahead < (size_t)ctx->prestart && cp->nahead < CB_PRESTART_MAX) {
+		memset(&cp->ahead[cp->nahead], 0, sizeof(cp->ahead[cp->nahead]));
+		if (start_worker(ctx, cp, &cp->ahead[cp->nahead], err) < 0)
+			return -1;
+		cp->ahead_ms[cp->nahead++] = cb_mono_ms();
+	}
+	return 0;
+}
+
+/* The cell's serving worker: the oldest started ahead, else a new one. */
+static int take_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err)
+{
+	if (cp->nahead) {
+		cp->child = cp->ahead[0];
+		cp->started_ms = cp->ahead_ms[0];
+		memmove(&cp->ahead[0], &cp->ahead[1], (cp->nahead - 1) * sizeof(cp->ahead[0]));
+		memmove(&cp->ahead_ms[0], &cp->ahead_ms[1], (cp->nahead - 1) * sizeof(cp->ahead_ms[0]));
+		memset(&cp->ahead[--cp->nahead], 0, sizeof(cp->ahead[0]));
+	} else {
+		memset(&cp->child, 0, sizeof(cp->child));
+		if (start_worker(ctx, cp, &cp->child, err) < 0)
+			return -1;
+		cp->started_ms = cb_mono_ms();
+	}
 	cp->alive = 1;
 	return 0;
+}
+
+/* Kill the workers waiting ahead. */
+static void drop_ahead(struct cb_cell_proc *cp)
+{
+	while (cp->nahead) {
+		cb_child_kill(&cp->ahead[--cp->nahead], 1000);
+		cb_child_release(&cp->ahead[cp->nahead]);
+	}
 }
 
 void cb_cell_proc_stop(struct cb_cell_proc *cp)
@@ -404,6 +532,7 @@ void cb_cell_proc_stop(struct cb_cell_proc *cp)
 	size_t len;
 	struct cb_err err;
 
+	drop_ahead(cp);
 	if (!cp->alive)
 		return;
 	cb_child_close_stdin(&cp->child);
@@ -419,6 +548,7 @@ void cb_cell_proc_release(struct cb_cell_proc *cp)
 {
 	if (!cp)
 		return;
+	drop_ahead(cp);
 	if (cp->alive) {
 		cb_child_kill(&cp->child, 1000);
 		cb_child_release(&cp->child);
@@ -658,6 +788,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	long long pytest_exit = -1;
 	json_t *r = cb_receipt_new(CB_CELL_SCHEMA), *removed = found ? json_deep_copy(found) : json_array();
 	size_t len = 0;
+	long long ahead_ms = 0;
 	int fresh = 0, log_fd = -1, rc = -1, broke = 0;
 
 	/* The cell's folder goes through the output guard: a link that a
@@ -670,12 +801,13 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	if (cb_guard_mkdir(&(struct cb_guard){ NULL, NULL, NULL }, dir, 0755, err) < 0 || open_log(log, &log_fd, err) < 0)
 		goto out;
 	if (!cp->alive) {
-		if (spawn_worker(ctx, cp, err) < 0)
+		if (take_worker(ctx, cp, err) < 0)
 			goto out;
 		fresh = 1;
 	}
 	cb_now_utc(started);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ahead_ms = cb_mono_ms() - cp->started_ms;
 	id = next_request_id(cp, task, p);
 	if (id && json_object_set_new(request, "id", json_string(id)) == 0) {
 		char *j = json_dumps(request, JSON_COMPACT | JSON_SORT_KEYS);
@@ -687,8 +819,10 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		goto out;
 	}
 	send_request(cp, req);
-	if (ctx->isolate)
+	if (ctx->mode != CB_WORKERS_PERSISTENT)
 		cb_child_close_stdin(&cp->child);
+	if (cb_cell_proc_prestart(ctx, cp, err) < 0)
+		goto out;
 	cb_sink_init(&sink, log_fd, CB_WORKER_LOG_MAX);
 	if (cb_child_wait(&cp->child, &sink, deadline_of(timeout_s), &what, &line, &len, err) < 0)
 		goto out;
@@ -707,8 +841,8 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		cp->alive = 0;
 	}
 	/* A worker that timed out, crashed, erred or broke the protocol is not
-	 * trusted again; in isolate mode every worker ends here. */
-	if (cp->alive && (ctx->isolate || *outcome == CB_OUT_TIMEOUT || *outcome == CB_OUT_ERROR)) {
+	 * trusted again; but in persistent mode every worker ends here. */
+	if (cp->alive && (ctx->mode != CB_WORKERS_PERSISTENT || *outcome == CB_OUT_TIMEOUT || *outcome == CB_OUT_ERROR)) {
 		if (*outcome == CB_OUT_TIMEOUT || broke)
 			cb_child_release(&cp->child);
 		else
@@ -749,9 +883,10 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	json_object_set_new(r, "argv", json_deep_copy(json_object_get(request, "argv")));
 	json_object_set_new(r, "env", json_deep_copy(json_object_get(request, "env")));
 	json_object_set_new(r, "compiler", cb_worker_compiler_json(ctx, cp->cell));
-	json_object_set_new(r, "worker", json_pack("{s:o, s:s, s:I, s:b, s:O}",
-		"argv", json_array(), "mode", ctx->isolate ? "isolate" : "persistent",
-		"pid", (json_int_t)cp->child.pid, "fresh", fresh, "env_overlay", cp->overlay));
+	json_object_set_new(r, "worker", json_pack("{s:o, s:s, s:I, s:b, s:O, s:I}",
+		"argv", json_array(), "mode", cb_worker_mode_name(ctx->mode),
+		"pid", (json_int_t)cp->child.pid, "fresh", fresh, "env_overlay", cp->overlay,
+		"started_ahead_ms", (json_int_t)(fresh ? ahead_ms : 0)));
 	{
 		json_t *wa = json_object_get(json_object_get(r, "worker"), "argv");
 		const char **a;

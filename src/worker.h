@@ -1,8 +1,9 @@
-/* worker.h: one cell's worker process (SPEC section 7, docs/formats.md
- * "Worker session protocol"): its clean environment with private caches,
- * the requests it receives, and the cell receipt of each request. The
- * runner keeps one worker per cell alive across tasks (or one per request
- * with --isolate task); `caliber worker` runs a single request by hand. */
+/* worker.h: one cell's worker processes (SPEC sections 6 and 7,
+ * docs/formats.md "Worker session protocol" and "Worker lifetime"): their
+ * clean environment with private caches, the requests they receive, and the
+ * cell receipt of each request. By default every request runs in a process
+ * of its own, started ahead of its turn; `caliber worker` runs a single
+ * request by hand. */
 #ifndef CB_WORKER_H
 #define CB_WORKER_H
 
@@ -29,6 +30,27 @@ void cb_env_release(struct cb_env *e);
 /* Variables passed through from caliber's own environment when set. */
 extern const char *const cb_env_passthrough[];
 
+/* How the worker processes of a cell live (docs/formats.md, "Worker
+ * lifetime"). A worker process fixes, for its whole life, things that move
+ * timings by tenths of a percent (memory placement, allocator state,
+ * addresses), so by default each request, and so each timed session, runs
+ * in a process of its own, and the statistics' outer level is that process. */
+enum cb_worker_mode {
+	CB_WORKERS_SESSION,     /* a fresh process per request, started ahead of its turn; caches kept per cell */
+	CB_WORKERS_PERSISTENT,  /* one process per cell for the whole run: sessions share it */
+	CB_WORKERS_TASK         /* --isolate task: a fresh process and fresh caches per request, none ahead */
+};
+
+/* "session", "persistent", "isolate": a mode as receipts name it. */
+const char *cb_worker_mode_name(enum cb_worker_mode mode);
+/* The mode named by --workers (session, persistent, task); -1 for another name. */
+int cb_worker_mode_parse(const char *name);
+
+/* The most workers a cell keeps started ahead (--prestart). */
+#define CB_PRESTART_MAX 4
+/* How many it keeps by default. */
+#define CB_PRESTART_DEFAULT 2
+
 /* What stays the same for every worker of a run. The manifest, the
  * backend and the device string are borrowed from init's arguments and
  * must outlive the context (caliber.h); the rest is its own. */
@@ -47,22 +69,26 @@ struct cb_worker_ctx {
 	const char **worker_argv;    /* its words, NULL-terminated */
 	const char *plugins[CB_PLAN_MAX + 1];   /* the plan */
 	size_t nplugins;
-	int isolate;                 /* a fresh process per request */
+	enum cb_worker_mode mode;
+	int prestart;                /* session mode: workers each cell keeps started ahead, 0..CB_PRESTART_MAX */
+	char *preload;               /* CALIBER_PRELOAD of every worker: the modules it imports before its request */
+	char *gpu_lock;              /* session mode: the device lock file in scratch (python/caliber_pytest/_gpu_lock.py) */
 	int warmup_ahead;            /* requests carry CALIBER_WARMUP_NEXT */
 };
 
 /* Set up a context: resolve the roots, create the scratch folder (under
  * $TMPDIR, "caliber-run.XXXXXX", locked while this caliber lives), split the worker command on spaces (no shell; default
- * "<python> -m caliber_pytest.session"), and derive the plugin plan.
- * warmup_ahead (each request names the next one for parallel_warmup) is
- * set only for persistent workers whose plan holds
+ * "<python> -m caliber_pytest.session"), derive the plugin plan and what
+ * workers preload (the backend's preload, the compiler's and the corpus's
+ * import modules, the plan). warmup_ahead (each request names the next one
+ * for parallel_warmup) is set only for persistent workers whose plan holds
  * caliber_pytest.parallel_warmup, while caliber's own PARALLEL_WARMUP_GPUS
  * is set and not blank: otherwise nothing would read CALIBER_WARMUP_NEXT
- * (an isolated worker ends with its request), and requests stay as they were. */
+ * (a worker of another mode ends with its request), and requests stay as they were. */
 int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
 		       const struct cb_backend *b, const char *corpus, const char *build_root,
-		       const char *device, const char *python, const char *worker_cmd, int isolate,
-		       struct cb_err *err);
+		       const char *device, const char *python, const char *worker_cmd, enum cb_worker_mode mode,
+		       int prestart, struct cb_err *err);
 /* Point every cell that names its own compiler at the root the frozen
  * matrix records for it (cb_matrix_compiler_root), symlinks resolved. A
  * matrix that records none for such a cell leaves it NULL: the binding and
@@ -79,17 +105,28 @@ const char *cb_worker_compiler_root(const struct cb_worker_ctx *ctx, const struc
  * when declared, and root. A new reference. */
 json_t *cb_worker_compiler_json(const struct cb_worker_ctx *ctx, const struct cb_cell *cell);
 
-/* A cell's worker process, alive across requests in persistent mode. */
+/* A cell's worker processes: the one serving (alive across requests in
+ * persistent mode) and, in session mode, those started ahead of their turn. */
 struct cb_cell_proc {
 	const struct cb_cell *cell;
 	struct cb_child child;
 	int alive;
+	long long started_ms;        /* when the serving worker was started (CLOCK_MONOTONIC) */
+	struct cb_child ahead[CB_PRESTART_MAX];   /* session mode: started, waiting for a request, oldest first */
+	long long ahead_ms[CB_PRESTART_MAX];
+	size_t nahead;
 	int spawned;                 /* processes started for this cell so far */
 	unsigned long long requests; /* requests sent to this cell's workers so far: n of the request ids */
-	char *dir;                   /* its private folder (caches, HOME) */
+	char *dir;                   /* its private folder (caches, HOME): one per process in task mode, else per cell */
 	struct cb_env env;
 	json_t *overlay;             /* what caliber set, for receipts */
 };
+
+/* Session mode: start workers of the cell until ctx->prestart of them wait
+ * for a request, so that a request finds one that has paid for starting
+ * Python and its preload while another cell was timed. Nothing in the
+ * other modes. */
+int cb_cell_proc_prestart(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err);
 
 /* Build the environment of a worker of cell from nothing: passed-through
  * variables, private HOME and caches under dir, PYTHONPATH (with the cell's
@@ -122,8 +159,9 @@ int cb_worker_request_ahead(json_t *req, const json_t *next, struct cb_err *err)
  * the log then says where it was cut (proc.h, struct cb_sink). */
 #define CB_WORKER_LOG_MAX (64ULL * 1024 * 1024)
 
-/* Send one request to the cell's worker (starting one when none is alive,
- * through the lifeline wrapper: it dies with caliber), with its id
+/* Send one request to the cell's worker (when none is serving, one
+ * started ahead, else a new one, through the lifeline wrapper: it dies with
+ * caliber; in session mode another is then started ahead), with its id
  * "<task>/<phase>/<cell>/<n>" set in request, wait for its reply within
  * timeout_s, copy what it prints to <cell dir>/worker.log (at most
  * CB_WORKER_LOG_MAX bytes), decide the outcome, take out of the cell
@@ -139,7 +177,8 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		const char *task, enum cb_phase p, long long timeout_s, const json_t *found,
 		enum cb_outcome *outcome, struct cb_err *err);
 
-/* End a cell's worker: EOF on stdin, a short wait, then kill. */
+/* End a cell's workers: the serving one gets EOF on stdin, a short wait,
+ * then is killed; those waiting ahead are killed. */
 void cb_cell_proc_stop(struct cb_cell_proc *cp);
 void cb_cell_proc_release(struct cb_cell_proc *cp);
 

@@ -42,6 +42,27 @@ def graph_decision(env_value, timer):
     return False, "CALIBER_GRAPH_CAPTURE is not set"
 
 
+def load_plan(path):
+    """{row: (timer, timer_reason)} of the timing.jsonl at path (the cell's first
+    session), or None when path is empty; raises OSError or ValueError."""
+    if not path:
+        return None
+    plan = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            row = json.loads(line)
+            if not isinstance(row, dict) or row.get("timer") not in ("graph", "direct") or "row" not in row:
+                raise ValueError(f"{path}:{n}: not a timing row")
+            plan[row["row"]] = (row["timer"], row.get("timer_reason"))
+    return plan
+
+
+def planned(plan, key):
+    """The (timer, reason) the plan gives row key; None without a plan. A row
+    the first session did not time has no plan and is timed as usual."""
+    return plan.get(key) if plan is not None else None
+
+
 def choose_calls(per_call_ms, budget_ms):
     """How many calls fill budget_ms at per_call_ms each: at least 1, at most MAX_CALLS."""
     if per_call_ms <= 0:

@@ -20,6 +20,7 @@ wrapper that sets PR_SET_PDEATHSIG; everywhere, and for the warm-up workers a
 session starts itself, a watchdog thread ends the session when its parent
 goes (its parent pid changes), even in the middle of a request."""
 
+import importlib
 import json
 import os
 import sys
@@ -91,9 +92,26 @@ def watch_parent(interval=1.0):
     threading.Thread(target=watch, name="caliber-parent-watchdog", daemon=True).start()
 
 
+def preload(names):
+    """Import the modules named in names (CALIBER_PRELOAD, space-separated)
+    before the first request comes, so that a worker started ahead of its
+    turn has paid for them while another worker was timed. A module that
+    cannot be imported is said on stderr (the request that needs it fails
+    on its own); returns the names that failed."""
+    failed = []
+    for name in names.split():
+        try:
+            importlib.import_module(name)
+        except Exception as e:  # reported, not fatal: see the docstring
+            print(f"caliber_pytest.session: preload {name}: {type(e).__name__}: {e}", file=sys.stderr)
+            failed.append(name)
+    return failed
+
+
 def main():
     """Serve requests until EOF on stdin."""
     watch_parent()
+    preload(os.environ.get("CALIBER_PRELOAD", ""))
     replies = _reply_stream()
     for line in sys.stdin:
         if not line.strip():

@@ -14,13 +14,30 @@ when it still is (the runner's accounting leaves it out). Each row, with the
 timer used, why, the clocks around and during it and how it was paced, is
 appended to <cell dir>/timing.jsonl. Other plugins time a row with
 measure(config, ...), config being the request's pytest config (compat
-does)."""
+does).
+
+In a timed phase every test runs on a stream of the request's own (waiting
+for the work before it, and waited for after it), and graphs are captured on
+that same stream. A capture on any other stream fails for code whose work
+was queued before the timer was called: FlagGems' backward benchmarks run
+the forward (`out = fn()`) themselves, and autograd then runs the backward
+on the forward's stream, outside the capture. So a row is timed the same
+way in every session and every process, whatever ran before it (on the
+H200, gelu_backward's first row failed its capture in session 1 of each
+cell and captured in session 2, where a failed capture had left torch's
+capture stream current).
+
+A row's timer is decided once per cell, in its first session: with
+CALIBER_TIMER_PLAN (the path of that session's timing.jsonl) a later
+session times each row as the plan says, never trying a capture that the
+first session could not make, and a row the plan captured that cannot be
+captured now is timed directly with the reason saying both."""
 
 import os
 
 import pytest
 
-from . import _clocks, _nvml, _timing_rows
+from . import _clocks, _gpu_lock, _nvml, _timing_rows
 from ._common import (append_line, drop_request_state, dtype_name, dumps_line, request_state, require_env,
                       usage_error)
 
@@ -31,12 +48,14 @@ ESTIMATE_CALLS = 5
 class _State:
     """This request's timer settings, output file and the rows already written."""
 
-    def __init__(self, cell_dir, timer, use_graph, reason, torch):
+    def __init__(self, cell_dir, timer, use_graph, reason, torch, stream, plan):
         self.path = os.path.join(cell_dir, "timing.jsonl")
         self.timer = timer
         self.use_graph = use_graph
         self.reason = reason
         self.torch = torch
+        self.stream = stream  # the stream every test of a timed phase runs on; None in correctness
+        self.plan = plan      # {row: (timer, reason)} of the cell's first session, or None
         self.rows = set()
         self.nvml = _nvml.handle(_nvml.device_uuid(torch.cuda.get_device_properties(0)))
         top = _nvml.max_sm_mhz(self.nvml)
@@ -61,9 +80,29 @@ def pytest_configure(config):
     if not torch.cuda.is_available():
         raise usage_error(PLUGIN, "no GPU is visible: device events cannot be timed")
     use_graph, reason = _timing_rows.graph_decision(os.environ.get("CALIBER_GRAPH_CAPTURE"), timer)
+    try:
+        plan = _timing_rows.load_plan(os.environ.get("CALIBER_TIMER_PLAN"))
+    except (OSError, ValueError) as e:
+        raise usage_error(PLUGIN, f"CALIBER_TIMER_PLAN: {e}")
+    timed = os.environ.get("CALIBER_PHASE") in ("a", "b")
     os.makedirs(cell_dir, exist_ok=True)
     open(os.path.join(cell_dir, "timing.jsonl"), "w").close()
-    config.stash[STATE] = _State(cell_dir, timer, use_graph, reason, torch)
+    config.stash[STATE] = _State(cell_dir, timer, use_graph, reason, torch,
+                                 torch.cuda.Stream() if timed else None, plan)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """Run a test of a timed phase on the request's stream (module docstring)."""
+    state = request_state(item.config, STATE)
+    if state is None or state.stream is None:
+        yield
+        return
+    cuda = state.torch.cuda
+    state.stream.wait_stream(cuda.current_stream())
+    with cuda.stream(state.stream):
+        yield
+    cuda.current_stream().wait_stream(state.stream)
 
 
 def pytest_unconfigure(config):
@@ -90,7 +129,7 @@ def _calls(fn, n_calls):
     return body
 
 
-def _capture(torch, fn, n_calls):
+def _capture(torch, fn, n_calls, stream):
     """A CUDA graph holding n_calls calls of fn, replayed once untimed.
 
     A capture that fails never reaches the CUDA generator's capture epilogue,
@@ -98,13 +137,15 @@ def _capture(torch, fn, n_calls):
     increment outside graph capture encountered unexpectedly": FlagGems'
     gelu_backward benchmark, whose next input comes from torch.randn). So the
     generator's state from before the capture is put back when it fails, and
-    the row falls back to direct timing with the operator's RNG intact."""
+    the row falls back to direct timing with the operator's RNG intact.
+    The capture runs on stream (the one the test runs on; None: torch's own
+    capture stream)."""
     torch.cuda.synchronize()
     generator = torch.cuda.default_generators[torch.cuda.current_device()]
     before = generator.clone_state()
     graph = torch.cuda.CUDAGraph()
     try:
-        with torch.cuda.graph(graph):
+        with torch.cuda.graph(graph, stream=stream):
             _calls(fn, n_calls)()
     except BaseException:
         generator.graphsafe_set_state(before)
@@ -114,24 +155,29 @@ def _capture(torch, fn, n_calls):
     return graph
 
 
-def _attempt(state, fn):
+def _attempt(state, fn, planned):
     """One pass over a row: warm-up and sizing, then timed with the clock
     sampled; a dict of kind, reason, elapsed (ms), n_calls and the clocks
-    before, after and during."""
+    before, after and during. planned is the (timer, reason) of the row in
+    the cell's first session, or None there."""
     torch, timer = state.torch, state.timer
     n_calls = _warm(state, fn)
     clocks_before = _nvml.clocks(state.nvml)
     sampler = _clocks.Sampler(state.nvml).start()
     kind, reason, elapsed = "direct", state.reason, None
-    if state.use_graph:
+    if planned is not None and planned[0] == "direct":
+        reason = f"timed direct as in the cell's first session ({planned[1]})"
+    elif state.use_graph:
         try:
-            graph = _capture(torch, fn, n_calls)
+            graph = _capture(torch, fn, n_calls, state.stream)
             elapsed = _event_times(torch, timer["repeats"], graph.replay)
             del graph
             kind, reason = "graph", "captured"
         except Exception as e:  # the row falls back to direct timing and says why
             torch.cuda.synchronize()
             reason = f"capture failed: {type(e).__name__}: {e}".replace("\n", " ")
+            if planned is not None:
+                reason += " (the cell's first session captured this row)"
     if elapsed is None:
         elapsed = _event_times(torch, timer["repeats"], _calls(fn, n_calls))
     during = sampler.stop()
@@ -155,7 +201,8 @@ def _warm(state, fn):
 def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
     """Time fn as one benchmark row of the request whose pytest config is config,
     append the row to its timing.jsonl and return it: rested first, measured
-    again after a longer rest when it ran throttled."""
+    again after a longer rest when it ran throttled, the run's device lock held
+    throughout (_gpu_lock)."""
     state = request_state(config, STATE)
     if state is None:
         raise RuntimeError(f"caliber_pytest.{PLUGIN} is not configured in this session")
@@ -164,11 +211,13 @@ def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
         raise ValueError(f"caliber_pytest.{PLUGIN}: row {key} is timed twice in one request")
     state.rows.add(key)
 
-    rests = [_clocks.pace(state.nvml)]
-    attempts = [_attempt(state, fn)]
-    if _clocks.throttled(attempts[-1]["during"], state.floor_mhz):
-        rests.append(_clocks.pace(state.nvml, _clocks.RETRY_REST_S))
-        attempts.append(_attempt(state, fn))
+    planned = _timing_rows.planned(state.plan, key)
+    with _gpu_lock.exclusive():
+        rests = [_clocks.pace(state.nvml)]
+        attempts = [_attempt(state, fn, planned)]
+        if _clocks.throttled(attempts[-1]["during"], state.floor_mhz):
+            rests.append(_clocks.pace(state.nvml, _clocks.RETRY_REST_S))
+            attempts.append(_attempt(state, fn, planned))
     last = attempts[-1]
     throttle = {"attempts": len(attempts), "floor_mhz": state.floor_mhz,
                 "first_sm_min_mhz": attempts[0]["during"]["sm_min_mhz"] if attempts[0]["during"] else None,

@@ -15,9 +15,14 @@ static const char run_about[] =
 	"(exit 3) and nothing is written. Then per task: correctness in every cell,\n"
 	"round a in manifest order, round b in reverse order when the candidate's\n"
 	"topology is below the baseline's, and the task receipt; at the end the\n"
-	"campaign receipt, matrix.csv, matrix.md and the seal. Each cell keeps one\n"
-	"worker process across tasks; --isolate task starts one per task, cell and\n"
-	"phase. --worker CMD replaces the worker session command (split on spaces,\n"
+	"campaign receipt, matrix.csv, matrix.md and the seal. Every request (each\n"
+	"correctness cell, each timed session) runs in a worker process of its own,\n"
+	"--prestart N (default 2) of them per cell started ahead of their turn, so\n"
+	"that the bootstrap samples processes (--workers session); --workers\n"
+	"persistent keeps one process per cell for the run (faster, but a process\n"
+	"fixes offsets its sessions cannot sample); --workers task (or --isolate\n"
+	"task) starts each one cold, with fresh caches, none ahead.\n"
+	"--worker CMD replaces the worker session command (split on spaces,\n"
 	"no shell). --stop-after S and --deadline TIME stop cleanly (exit 4) rather\n"
 	"than start a task or a cell that would end past the deadline by what it is\n"
 	"expected to take: the longest such cell of this task so far, else of this\n"
@@ -40,6 +45,9 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	struct cb_run_opts o;
 	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL;
 	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
+	const char *workers = "session";
+	long long prestart = CB_PRESTART_DEFAULT;
+	int mode;
 	const char *fail_on = NULL, *deadline = NULL, *sign_key = NULL, *shard = NULL, *devices = NULL;
 	long long stop_after = 0;
 	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0;
@@ -55,7 +63,9 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "resume", CB_OPT_FLAG, &resume, NULL, "continue a stopped or killed run in --output-root" },
 		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing that would end S seconds after the start" },
 		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
-		{ "isolate", CB_OPT_STR, &isolate, "task", "a fresh worker per task, cell and phase" },
+		{ "workers", CB_OPT_STR, &workers, "MODE", "session (default), persistent or task: how worker processes live" },
+		{ "prestart", CB_OPT_INT, &prestart, "N", "session mode: workers per cell started ahead (0-4, default 2)" },
+		{ "isolate", CB_OPT_STR, &isolate, "task", "the same as --workers task" },
 		{ "shard", CB_OPT_STR, &shard, "K/N", "run only shard K of N (tasks dealt by budget, longest first)" },
 		{ "devices", CB_OPT_STR, &devices, "LIST", "one shard per device (e.g. 0,1,2,3), in parallel, then merge" },
 		{ "preflight-only", CB_OPT_FLAG, &preflight_only, NULL, "run the preflights and stop (exit 0 or 3), writing nothing" },
@@ -80,6 +90,10 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus and --output-root are required");
 	} else if (isolate && strcmp(isolate, "task") != 0) {
 		cb_fail(err, "--isolate: the only unit is 'task'");
+	} else if ((mode = cb_worker_mode_parse(isolate ? "task" : workers)) < 0) {
+		cb_fail(err, "--workers: expected session, persistent or task, got '%s'", workers);
+	} else if (prestart < 0 || prestart > CB_PRESTART_MAX) {
+		cb_fail(err, "--prestart: expected 0 to %d, got %lld", CB_PRESTART_MAX, prestart);
 	} else if (sign_key && cb_sign_key_check(sign_key, err) < 0) {
 		/* A key that cannot sign is found before the campaign, not after it. */
 		cb_prefix(err, "--sign-key");
@@ -89,9 +103,13 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	} else if (devices && sign_key) {
 		cb_fail(err, "--devices: merge does not sign; sign the shards (run --shard K/N --sign-key) and merge them");
 	} else {
-		o = (struct cb_run_opts){ manifest, matrix, build_root, corpus, output, worker, backends, device, python,
-					  fail_on, deadline, stop_after, isolate != NULL, resume, quiet, json_progress,
-					  allow_dirty, argc, argv, sign_key, { 0, 0 }, preflight_only };
+		o = (struct cb_run_opts){ .manifest = manifest, .matrix = matrix, .build_root = build_root,
+					  .corpus = corpus, .output = output, .worker = worker, .backends = backends,
+					  .device = device, .python = python, .fail_on = fail_on, .deadline = deadline,
+					  .stop_after = stop_after, .workers = (enum cb_worker_mode)mode,
+					  .prestart = (int)prestart, .resume = resume, .quiet = quiet,
+					  .json_progress = json_progress, .allow_dirty = allow_dirty, .argc = argc,
+					  .argv = argv, .sign_key = sign_key, .preflight_only = preflight_only };
 		if (devices)
 			rc = cb_run_devices(&o, devices, err);
 		else if (!shard || cb_shard_parse(shard, "--shard", &o.shard, err) == 0)

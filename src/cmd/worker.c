@@ -100,7 +100,7 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 			task ? cell : task_id);
 		goto out;
 	}
-	if (cb_worker_ctx_init(&ctx, &m, &backend, corpus, build_root, device, python, worker, 1, err) < 0 ||
+	if (cb_worker_ctx_init(&ctx, &m, &backend, corpus, build_root, device, python, worker, CB_WORKERS_TASK, 0, err) < 0 ||
 	    cb_worker_ctx_compilers(&ctx, mx, err) < 0)
 		goto out;
 	if (ctx.nplugins == 0) {

@@ -21,7 +21,7 @@ test_expect_success 'a canary runs end to end: preflight lines, one verdict per 
 test_expect_success 'receipts record argv, environment overlay, plan, outcome and times' '
 	eval "$setup" && make_frozen && run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	c=out/tasks/gain/cells/a-candidate/cell.json &&
-	grep -q "\"outcome\": \"passed\"" $c && grep -q "\"mode\": \"persistent\"" $c &&
+	grep -q "\"outcome\": \"passed\"" $c && grep -q "\"mode\": \"session\"" $c &&
 	grep -q "\"CALIBER_DEMO_RLC_PHASE_MASK\": \"3\"" $c && grep -q "\"TRITON_CACHE_DIR\"" $c &&
 	grep -q "\"caliber_pytest.ir_meta\"" $c && grep -q "\"wall_ns\"" $c &&
 	grep -q "\"benchmark/test_ops.py::test_perf_gain\"" $c &&
@@ -31,14 +31,30 @@ test_expect_success 'receipts record argv, environment overlay, plan, outcome an
 	test -f out/tasks/gain/cells/b-off/cell.json && test ! -e out/tasks/same/cells/b-off
 '
 
-test_expect_success 'a cell keeps one worker process across tasks; --isolate task starts one per request' '
+test_expect_success 'each request runs in a worker of its own, started ahead (the default); --workers persistent keeps one per cell; --isolate task starts each cold' '
 	eval "$setup" && make_frozen &&
-	run canary p --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	run canary s --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	run canary p --worker "python3 $W/replay.py $D" --quiet --workers persistent >/dev/null &&
 	run canary i --worker "python3 $W/replay.py $D" --quiet --isolate task >/dev/null &&
-	test "$(cat p/tasks/*/cells/*-candidate/worker.log | sort -u | sed -n "s/.* pid //p" | sort -u | wc -l)" = 1 &&
-	test "$(cat i/tasks/*/cells/*-candidate/worker.log | sed -n "s/.* pid //p" | sort -u | wc -l)" -ge 13 &&
+	pids() { cat $1/tasks/*/cells/*-candidate/worker.log | sed -n "s/.* pid //p" | sort -u | wc -l; } &&
+	test "$(pids p)" = 1 && test "$(pids s)" -ge 13 && test "$(pids i)" -ge 13 &&
+	grep -q "\"mode\": \"persistent\"" p/tasks/gain/cells/a-off/cell.json &&
 	grep -q "\"mode\": \"isolate\"" i/tasks/gain/cells/a-off/cell.json &&
-	cmp p/matrix.csv i/matrix.csv
+	python3 - s i <<PY &&
+import glob, json, sys
+# session mode: every worker but the first of each cell was started before its request
+ahead = [json.load(open(f))["worker"]["started_ahead_ms"] for f in glob.glob(sys.argv[1] + "/tasks/same/cells/*/cell.json")]
+assert len(ahead) >= 9 and all(a > 0 for a in ahead), ahead
+assert all(json.load(open(f))["worker"]["started_ahead_ms"] == 0 for f in glob.glob(sys.argv[2] + "/tasks/*/cells/*/cell.json"))
+camp = json.load(open(sys.argv[1] + "/campaign.json"))["worker"]
+assert camp["mode"] == "session" and camp["prestart"] == 2 and camp["session_unit"] == "worker-process", camp
+PY
+	cmp s/matrix.csv p/matrix.csv && cmp s/matrix.csv i/matrix.csv &&
+	printf "caliber: run: --workers: expected session, persistent or task, got '"'"'fresh'"'"'\n" >want &&
+	expect_refusal 2 want $CALIBER run --manifest f/m --task-matrix f/x --build-root . --corpus . --output-root x --workers fresh &&
+	printf "caliber: run: --prestart: expected 0 to 4, got 5\n" >want &&
+	expect_refusal 2 want $CALIBER run --manifest f/m --task-matrix f/x --build-root . --corpus . --output-root x --prestart 5 &&
+	test ! -e x
 '
 
 test_expect_success 'timed sessions: three per cell and round, interleaved ABC ABC ABC, each in its own folder' '
@@ -332,17 +348,19 @@ test_expect_success 'caliber worker refuses to start pytest with an empty plan, 
 test_expect_success 'with PARALLEL_WARMUP_GPUS each persistent request names the next one of its cell; else none does' '
 	eval "$setup" && make_frozen && check="$CALIBER_ROOT/tests/cli/warmup_next_check.py" &&
 	mkdir peers && sed "s/\"peer_devices\": false/\"peer_devices\": true/" "$CALIBER_ROOT/tests/backends/cpu.json" >peers/cpu.json &&
-	PARALLEL_WARMUP_GPUS=1 run canary ahead --worker "python3 $W/replay.py $D" --backends peers --quiet >/dev/null &&
+	PARALLEL_WARMUP_GPUS=1 run canary ahead --worker "python3 $W/replay.py $D" --backends peers --quiet --workers persistent >/dev/null &&
 	grep -q "\"caliber_pytest.parallel_warmup\"" ahead/tasks/gain/cells/a-off/cell.json &&
 	test -e ahead/tasks/gain/cells/b-off/cell.json &&
 	python3 "$check" ahead ahead &&
-	run canary unset --worker "python3 $W/replay.py $D" --backends peers --quiet >/dev/null &&
+	run canary unset --worker "python3 $W/replay.py $D" --backends peers --quiet --workers persistent >/dev/null &&
 	python3 "$check" none unset &&
 	PARALLEL_WARMUP_GPUS=" , " run canary blank --worker "python3 $W/replay.py $D" --backends peers --quiet >/dev/null &&
 	python3 "$check" none blank &&
 	PARALLEL_WARMUP_GPUS=1 run canary isolated --worker "python3 $W/replay.py $D" --backends peers --quiet --isolate task >/dev/null &&
 	python3 "$check" none isolated &&
-	PARALLEL_WARMUP_GPUS=1 run canary noplugin --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
+	PARALLEL_WARMUP_GPUS=1 run canary session --worker "python3 $W/replay.py $D" --backends peers --quiet >/dev/null &&
+	python3 "$check" none session &&
+	PARALLEL_WARMUP_GPUS=1 run canary noplugin --worker "python3 $W/replay.py $D" --quiet --workers persistent >/dev/null &&
 	python3 "$check" none noplugin &&
 	cmp ahead/matrix.csv unset/matrix.csv
 '

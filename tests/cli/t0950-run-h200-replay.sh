@@ -1,19 +1,19 @@
 #!/bin/sh
 # caliber run on CPU over real H200 evidence: the test worker replays the
 # cells of the sealed demo canary; the runner must reach the same verdict
-# matrix, byte for byte, in both worker modes, and seal a run that verifies.
+# matrix, byte for byte, in every worker mode, and seal a run that verifies.
 . "$(dirname "$0")/lib.sh"
 
 D="$CALIBER_ROOT/tests/data/campaign-h200-replay"
 RUN="$CALIBER_ROOT/campaigns/demo-h200/runs/canary"
 export D RUN
 
-for mode in persistent isolate; do
+for mode in session persistent isolate; do
 	test_expect_success "the sealed H200 canary's verdicts are reproduced from its cells ($mode workers)" "
 		sed -e \"s/@COMPILER_TREE@/\$(\$CALIBER digest \"\$D/compiler\")/\" -e \"s/@CORPUS_TREE@/\$(\$CALIBER digest \"\$D/corpus\")/\" \
 		    -e \"s/@HARNESS_COMMIT@/\$commit/\" \"\$D/manifest.in.json\" >manifest.json &&
 		\$CALIBER prepare manifest.json --inventory-dir \"\$D/corpus\" --output-root frozen >/dev/null &&
-		if [ $mode = isolate ]; then iso='--isolate task'; else iso=; fi &&
+		case $mode in isolate) iso='--isolate task' ;; persistent) iso='--workers persistent' ;; *) iso= ;; esac &&
 		TMPDIR=\$T \$CALIBER run --manifest frozen/demo-h200-replay-canary/manifest.json \
 			--task-matrix frozen/demo-h200-replay-canary/task-matrix.json --build-root \"\$D/compiler\" \
 			--corpus \"\$D/corpus\" --output-root out --backends \"\$CALIBER_ROOT/tests/backends\" --python \$PY \

@@ -66,9 +66,18 @@ class FakeCuda:
                 if self.state.capturing and cuda.capturing is None:
                     raise RuntimeError("Offset increment outside graph capture encountered unexpectedly.")
 
+        class Stream:
+            """A stream: the fake GPU runs everything in order, so waits are no-ops."""
+
+            def wait_stream(self, other):
+                pass
+
         self.Event = Event
         self.CUDAGraph = CUDAGraph
+        self.Stream = Stream
         self.default_generators = (Generator(),)
+        self.default_stream = Stream()
+        self.current = self.default_stream
 
     def run(self, ms):
         """One kernel launch lasting ms (a number, or a callable giving it)."""
@@ -94,6 +103,21 @@ class FakeCuda:
         finally:
             self.capturing = None
         generator.state.capturing = False
+
+    def init(self):
+        pass
+
+    def current_stream(self, device=None):
+        return self.current
+
+    @contextlib.contextmanager
+    def stream(self, stream):
+        """torch.cuda.stream: stream is current inside, the previous one after."""
+        before, self.current = self.current, stream
+        try:
+            yield
+        finally:
+            self.current = before
 
     def current_device(self):
         return 0
