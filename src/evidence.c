@@ -409,6 +409,12 @@ static int order_fails(struct cb_facts *f, char *reason, struct cb_err *err)
 	return 1;
 }
 
+/* A row's timer_reason as a message quotes it. */
+static const char *reason_or_none(const char *reason)
+{
+	return reason && *reason ? reason : "no reason recorded";
+}
+
 /* " (session k)" for k > 1 (0-based index k - 1 given), "" for the first. */
 static void session_suffix(size_t k, char out[32])
 {
@@ -464,10 +470,16 @@ static int order_rows_build(const struct cb_task_evidence *ev, const struct cb_m
 					if (strcmp(t->rows[j].row, t1->rows[i].row) == 0)
 						row = &t->rows[j];
 				session_suffix(k, sfx);
-				if (!row || strcmp(row->timer, t1->rows[i].timer) != 0)
-					return order_fails(f, cb_strdupf(row ? "round %s: row '%s' is timed differently in cell %s%s"
-									     : "round %s: row '%s' is missing in cell %s%s",
-									 round, t1->rows[i].row, role_cell_name(m, r), sfx),
+				if (!row)
+					return order_fails(f, cb_strdupf("round %s: row '%s' is missing in cell %s%s", round,
+									 t1->rows[i].row, role_cell_name(m, r), sfx),
+							   err);
+				if (strcmp(row->timer, t1->rows[i].timer) != 0)
+					return order_fails(f, cb_strdupf("round %s: row '%s' is timed differently in cell %s%s: "
+									 "%s (%s) there, %s (%s) in the baseline's first session",
+									 round, t1->rows[i].row, role_cell_name(m, r), sfx,
+									 row->timer, reason_or_none(row->timer_reason),
+									 t1->rows[i].timer, reason_or_none(t1->rows[i].timer_reason)),
 							   err);
 				throttled |= row->throttled;
 				rows->at[r][keep * rows->nsessions[r] + k] = (struct cb_samples){ row->samples, row->n };

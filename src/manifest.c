@@ -90,6 +90,7 @@ static const struct cb_field correctness_fields[] = {
 	{ "file", CB_J_STRING, 0, 0, NULL, "correctness file, default the inventory's" },
 	{ "node_ids", CB_J_ARRAY, 0, CB_J_STRING, NULL, "pinned node ids" },
 	{ "k", CB_J_STRING, 0, 0, NULL, "-k expression" },
+	{ "options", CB_J_ARRAY, 0, CB_J_STRING, NULL, "the corpus's own pytest options, e.g. FlagGems' --quick" },
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
 
@@ -510,6 +511,7 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 	const json_t *bench = json_object_get(w, "benchmark");
 	const json_t *corr = json_object_get(w, "correctness");
 	const json_t *nodes = json_object_get(corr, "node_ids");
+	const json_t *options = json_object_get(corr, "options");
 	struct cb_workload *wl = &m->workloads[i];
 	char path[96];
 	size_t j, k;
@@ -532,6 +534,11 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 	if (nodes) {
 		wl->node_ids = str_array(nodes, &wl->nnode_ids);
 		if (!wl->node_ids)
+			return cb_fail(err, "workloads[%zu]: out of memory", i);
+	}
+	if (options) {
+		wl->corr_options = str_array(options, &wl->ncorr_options);
+		if (!wl->corr_options)
 			return cb_fail(err, "workloads[%zu]: out of memory", i);
 	}
 
@@ -571,8 +578,14 @@ static int check_workload(struct cb_manifest *m, size_t i, struct cb_err *err)
 			      strcmp(wl->corr_file + strlen(wl->corr_file) - 3, ".py") != 0))
 		return cb_fail(err, "workloads[%zu].correctness.file: expected a .py file, got '%s'", i,
 			       wl->corr_file);
-	if ((nodes || wl->k) && (!wl->reason || !*wl->reason))
-		return cb_fail(err, "workloads[%zu].reason: required when correctness is narrowed (node_ids or k)", i);
+	if (options && wl->ncorr_options == 0)
+		return cb_fail(err, "workloads[%zu].correctness.options: must not be empty", i);
+	for (j = 0; j < wl->ncorr_options; j++)
+		if (wl->corr_options[j][0] != '-' || strcmp(wl->corr_options[j], "-") == 0)
+			return cb_fail(err, "workloads[%zu].correctness.options[%zu]: '%s' is not an option (options start with '-')",
+				       i, j, wl->corr_options[j]);
+	if ((nodes || wl->k || options) && (!wl->reason || !*wl->reason))
+		return cb_fail(err, "workloads[%zu].reason: required when correctness is narrowed (node_ids, k or options)", i);
 	if (wl->reason && !*wl->reason)
 		return cb_fail(err, "workloads[%zu].reason: must not be empty", i);
 	if (wl->inventory_reason && !*wl->inventory_reason)
@@ -692,6 +705,7 @@ void cb_manifest_release(struct cb_manifest *m)
 	for (i = 0; i < m->nworkloads && m->workloads; i++) {
 		free(m->workloads[i].dtypes);
 		free(m->workloads[i].node_ids);
+		free(m->workloads[i].corr_options);
 	}
 	free(m->workloads);
 	json_decref(m->doc);

@@ -47,6 +47,8 @@ struct cb_workload {
 	const char **node_ids;     /* pinned correctness node ids, or NULL */
 	size_t nnode_ids;
 	const char *k;             /* correctness -k expression, or NULL */
+	const char **corr_options; /* pytest options added to the correctness selection (e.g. --quick), or NULL */
+	size_t ncorr_options;
 	const char *reason;
 	const char *inventory_reason;
 	const json_t *shapes;      /* optional object, borrowed */

@@ -44,7 +44,8 @@ long long cb_budget_add(long long a, long long b)
 	return a > LLONG_MAX - b ? LLONG_MAX : a + b;
 }
 
-/* The pytest selection of a workload's benchmark and correctness phases. */
+/* The pytest selection of a workload's benchmark and correctness phases;
+ * the correctness options (e.g. FlagGems' --quick) come first. */
 static int task_args(const struct cb_workload *w, const struct cb_inventory *inv, json_t **bench,
 		     json_t **corr, struct cb_err *err)
 {
@@ -58,6 +59,8 @@ static int task_args(const struct cb_workload *w, const struct cb_inventory *inv
 		json_array_append_new(*bench, json_string(w->bench_mark));
 	}
 	*corr = json_array();
+	for (i = 0; i < w->ncorr_options; i++)
+		json_array_append_new(*corr, json_string(w->corr_options[i]));
 	if (w->nnode_ids) {
 		for (i = 0; i < w->nnode_ids; i++)
 			json_array_append_new(*corr, json_string(w->node_ids[i]));

@@ -525,14 +525,15 @@ static void drop_ahead(struct cb_cell_proc *cp)
 	}
 }
 
-void cb_cell_proc_stop(struct cb_cell_proc *cp)
+/* End the cell's serving worker: EOF on stdin, a short wait, then kill;
+ * the workers waiting ahead stay. */
+static void stop_serving(struct cb_cell_proc *cp)
 {
 	enum cb_wait what;
 	char *line = NULL;
 	size_t len;
 	struct cb_err err;
 
-	drop_ahead(cp);
 	if (!cp->alive)
 		return;
 	cb_child_close_stdin(&cp->child);
@@ -542,6 +543,12 @@ void cb_cell_proc_stop(struct cb_cell_proc *cp)
 	free(line);
 	cb_child_release(&cp->child);
 	cp->alive = 0;
+}
+
+void cb_cell_proc_stop(struct cb_cell_proc *cp)
+{
+	drop_ahead(cp);
+	stop_serving(cp);
 }
 
 void cb_cell_proc_release(struct cb_cell_proc *cp)
@@ -846,7 +853,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		if (*outcome == CB_OUT_TIMEOUT || broke)
 			cb_child_release(&cp->child);
 		else
-			cb_cell_proc_stop(cp);
+			stop_serving(cp);
 		if (!how[0])
 			cb_describe_status(cp->child.status, how, sizeof(how));
 		cp->alive = 0;

@@ -253,7 +253,10 @@ test_expect_success 'SIGKILL between any two requests, and after the last task: 
 	n=$(find ref/tasks -path "*/cells/*-off/cell.json" | wc -l) && test "$n" -ge 10 &&
 	for k in $(seq 0 "$n"); do
 		chmod -R u+w r 2>/dev/null || true; rm -rf r
-		set +e; (run_bg canary r --worker "python3 $W/kill_runner.py $D $k" --quiet) >/dev/null 2>&1; set -e
+		# k = 0 kills when a baseline worker'"'"'s stdin ends: after the last task
+		# only for a worker that serves the whole run
+		mode=; [ "$k" -eq 0 ] && mode="--workers persistent"
+		set +e; (run_bg canary r --worker "python3 $W/kill_runner.py $D $k" --quiet $mode) >/dev/null 2>&1; set -e
 		test -d r && test ! -e r/SHA256SUMS || { echo "kill $k: the run was not interrupted"; exit 1; }
 		run canary r --worker "python3 $W/replay.py $D" --resume --quiet >resume.out 2>&1 ||
 			{ echo "kill $k: resume failed"; cat resume.out; exit 1; }

@@ -16,8 +16,14 @@
 # floors 0 and 1 into WORK/derived0 and WORK/derived1; wall time per task.
 # FLAGGEMS_GRAPH_CAPTURE=off (default auto, as the template) times the smoke
 # and the campaign directly; FLAGGEMS_SMOKE_ONLY=1 stops after the
-# smoke. With FLAGGEMS_RESUME=1 (on the same machine, WORK kept from a run that
+# smoke, FLAGGEMS_SMOKE=0 skips it. With FLAGGEMS_RESUME=1 (on the same machine, WORK kept from a run that
 # --stop-after stopped) it skips to the run, continued with --resume.
+# FLAGGEMS_WORKERS (default persistent) is run's --workers: a fresh FlagGems
+# worker spends seconds importing flag_gems and in its first request's set-up
+# (bench/RESULTS.md, "Where the per-process offset comes from"), which a
+# campaign of 26 operators x 12 requests cannot pay within a GPU slot;
+# FLAGGEMS_SHARD=K/N runs and seals only shard K of N (the rest is left to
+# the next slot, as shards of the same frozen campaign, merged by caliber merge).
 # The full log and the results go to LOGDIR (default WORK/logs): at most 8
 # files. Prints short progress lines and ends with a summary.
 set -eu
@@ -112,6 +118,7 @@ tree0=$("$root/caliber" digest "$fg")
 # --- smoke: gelu_backward's benchmark through the planned plugins
 smoke=$work/smoke
 mkdir -p "$smoke/cell" "$smoke/home" "$smoke/flaggems-cache" "$smoke/triton-cache" "$smoke/work"
+if [ "${FLAGGEMS_SMOKE:-1}" = 1 ]; then
 plugins=$("$root/caliber" plan --backend cuda)
 set --
 for p in $plugins; do set -- "$@" -p "$p"; done
@@ -161,6 +168,7 @@ echo "$smoke_out" | sed -n 's/^  //p' | head -12
 note "smoke: $(echo "$smoke_out" | sed -n 's/^SMOKE //p') in ${smoke_s}s"
 echo "$smoke_out" | grep -q '^SMOKE .*PROBLEMS' && fail "smoke: see above"
 [ "$("$root/caliber" digest "$fg")" = "$tree0" ] || fail "smoke: the FlagGems tree changed while its benchmark ran"
+fi
 
 if [ "${FLAGGEMS_SMOKE_ONLY:-0}" = 1 ]; then
 	note "done in $(($(date +%s) - start))s (FLAGGEMS_SMOKE_ONLY)"
@@ -194,7 +202,9 @@ run=$work/run-canary
 r0=$(date +%s)
 set +e
 [ "$resume" = 1 ] && set -- --resume || set --
-"$root/caliber" run "$@" --manifest "$frozen/manifest.json" --task-matrix "$frozen/task-matrix.json" \
+[ -n "${FLAGGEMS_SHARD:-}" ] && set -- "$@" --shard "$FLAGGEMS_SHARD"
+"$root/caliber" run "$@" --workers "${FLAGGEMS_WORKERS:-persistent}" \
+	--manifest "$frozen/manifest.json" --task-matrix "$frozen/task-matrix.json" \
 	--build-root "$triton" --corpus "$fg" --output-root "$run" --device "$device" \
 	--stop-after "$stop" >"$work/run.out" 2>&1
 rc=$?
@@ -276,7 +286,7 @@ fi
 
 # --- what comes back: at most 8 files
 cp "$work/manifest.json" "$work/inventory/inventory_main.csv" "$logdir/" 2>/dev/null || true
-tar -czf "$logdir/smoke.tgz" -C "$work" smoke/cell
+[ -d "$work/smoke/cell" ] && tar -czf "$logdir/smoke.tgz" -C "$work" smoke/cell
 if [ -d "$run" ]; then tar -czf "$logdir/run-canary.tgz" -C "$work" run-canary; fi
 if [ -f "$logdir/run-canary.tgz" ] && [ "$(wc -c <"$logdir/run-canary.tgz")" -gt 15000000 ]; then
 	rm "$logdir/run-canary.tgz"

@@ -249,6 +249,12 @@ BENCHMARK_MODULE = """
 
         def get_latency(self, op, *args, **kwargs):
             fn = lambda: op(*args, **kwargs)
+            if getattr(self, "is_backward", False):
+                # as FlagGems: the forward runs here, before the timer is called
+                out = fn()
+                dout = torch.randn_like(out)
+                xs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+                fn = lambda: torch.autograd.grad((out,), xs, grad_outputs=(dout,), retain_graph=True)
             if Config.mode == "operator":
                 start = time.time()
                 fn()
@@ -308,6 +314,20 @@ TEST_MODULE = """
     def test_same_description_twice():
         TwiceBenchmark(op_name="twice", torch_op=lambda x, out: flag_gems.kernel(x, 0.02, 0.01),
                        dtypes=[torch.float16]).run()
+
+
+    class BackwardBenchmark(Benchmark):
+        is_backward = True
+
+        def get_input_iter(self, dtype):
+            for shape in self.shapes():
+                yield (torch.randn(shape, dtype=dtype).requires_grad_(),)
+
+
+    @pytest.mark.gelu_backward
+    def test_gelu_backward():
+        BackwardBenchmark(op_name="gelu_backward", torch_op=lambda x: flag_gems.kernel_with_grad(x, 0.03, 0.01),
+                          dtypes=[torch.float16]).run()
 
 
     @pytest.mark.own_timing
@@ -386,6 +406,46 @@ def test_each_flaggems_row_becomes_one_timing_row(tmp_path, layout):
     assert _triton_calls(tmp_path) == [{"name": "do_bench", "rep": 3, "warmup": 1}] * 2
     # FlagGems got caliber's median back as its latency
     assert out.count("'latency': 0.01,") == 2, out
+
+
+def test_a_backward_benchmark_is_captured_in_every_session(tmp_path):
+    """FlagGems' backward benchmarks run their forward before calling the timer,
+    and autograd runs the backward on the forward's stream: captured on any other
+    stream, the first row's capture failed, the row was timed directly, and the
+    failed capture left torch's capture stream current, so the next rows and the
+    next session captured (gelu_backward on the H200: X, "timed differently in
+    session 2"). Tests of a timed phase now run on the request's own stream, which
+    the capture uses: every row is captured in the first session too."""
+    corpus = _corpus(tmp_path / "FlagGems", "2026-08")
+    target = "benchmark/test_ops.py::test_gelu_backward"
+    status, replies, out = serve(corpus, [_request(tmp_path, "s1", target, {"level": "core"}),
+                                          _request(tmp_path, "s2", target, {"level": "core"})], _env(tmp_path))
+    assert status == 0 and [r["exit"] for r in replies] == [0, 0], out
+    for session in ("s1", "s2"):
+        rows = _rows(tmp_path / session)
+        assert [(r["row"].split("|")[1], r["timer"], r["timer_reason"]) for r in rows] == [
+            ("float16 64x64", "graph", "captured"), ("float16 4096x4096", "graph", "captured")], rows
+        # what was timed is the backward (0.01 ms), captured with the forward outside the graph
+        assert all(r["samples_ns"] == [10000, 10000, 10000] for r in rows), rows
+
+
+def test_a_later_session_times_each_row_as_the_first_did(tmp_path):
+    """CALIBER_TIMER_PLAN (the cell's first session's timing.jsonl): a row the first
+    session timed directly is timed directly again, without a capture attempt."""
+    corpus = _corpus(tmp_path / "FlagGems", "2026-08")
+    target = "benchmark/test_ops.py::test_softmax"
+    first = tmp_path / "first.jsonl"
+    node = "benchmark/test_ops.py::test_softmax"
+    first.write_text(json.dumps({"row": f"{node}|float16 64x64, 1", "timer": "direct",
+                                 "timer_reason": "capture failed: RuntimeError: no"}) + "\n" +
+                     json.dumps({"row": f"{node}|float16 4096x4096, 1", "timer": "graph", "timer_reason": "captured"}) + "\n")
+    req = json.loads(_request(tmp_path, "s2", target, {"level": "core"}))
+    req["env"].update(CALIBER_TIMER_PLAN=str(first), CALIBER_SESSION="2")
+    status, replies, out = serve(corpus, [json.dumps(req) + "\n"], _env(tmp_path))
+    assert replies[0]["exit"] == 0, out
+    assert [(r["timer"], r["timer_reason"]) for r in _rows(tmp_path / "s2")] == [
+        ("direct", "timed direct as in the cell's first session (capture failed: RuntimeError: no)"),
+        ("graph", "captured")]
 
 
 def test_a_persistent_worker_follows_each_request_settings(tmp_path):

@@ -16,9 +16,10 @@ path of the runner:
     replay_miss.py DATA TASK       the candidate's round a finds no recorded autotune config
     slow.py DATA TASK SECONDS      sleeps SECONDS in the baseline's correctness of TASK
     kill_runner.py DATA K [TASK SECONDS]
-                                   SIGKILLs caliber (its parent) when the baseline's worker gets
-                                   its K-th request (K = 0: when that worker's stdin ends, after
-                                   the last task), leaving its pid in kill_runner.pid of that
+                                   SIGKILLs caliber (its parent) when the baseline's workers get
+                                   the cell's K-th request (K = 0: when a baseline worker's stdin
+                                   ends having served a request: after the last task for a
+                                   persistent worker), leaving its pid in kill_runner.pid of that
                                    request's cell folder; optionally slow as above (when the K-th
                                    request is the slow one, it then sleeps at once, silently, as
                                    a worker hung in a kernel would)
@@ -287,7 +288,9 @@ def main(misbehave_kind=None):
                         kill_caliber_once(then_kill)
         if env["CALIBER_ROLE"] == "baseline":
             seen.append(request)
-            if len(seen) == misbehave.get("kill_at"):
+            # the cell's n-th request of this invocation, whichever process serves it
+            # (the n of its id: docs/formats.md, "Worker session protocol")
+            if int(request["id"].rsplit("/", 1)[1]) == misbehave.get("kill_at"):
                 os.makedirs(env["CALIBER_CELL_DIR"], exist_ok=True)
                 with open(os.path.join(env["CALIBER_CELL_DIR"], "kill_runner.pid"), "w") as f:
                     f.write(f"{os.getpid()}\n")

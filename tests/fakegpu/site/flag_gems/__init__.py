@@ -21,3 +21,13 @@ class use_gems:
 def kernel(x, torch_ms, gems_ms):
     torch.cuda.run(gems_ms if enabled else torch_ms)
     return x
+
+
+def kernel_with_grad(x, ms, backward_ms):
+    """A forward kernel of ms whose output's backward (torch.autograd.grad)
+    is a kernel of backward_ms on the stream current now, as torch's
+    autograd runs a backward on its forward's stream."""
+    torch.cuda.run(ms)
+    out = x._like()
+    out._backward = (torch.cuda.current_stream(), backward_ms)
+    return out

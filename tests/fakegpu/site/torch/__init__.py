@@ -499,6 +499,23 @@ for _name in ("softmax", "log_softmax", "cumsum", "topk", "gather", "index_selec
     globals()[_name] = _functional(_name)
 
 
+class _Autograd:
+    """torch.autograd as FlagGems' backward benchmarks use it: grad() runs the
+    backward kernel of each output on the stream its forward ran on (set by
+    whatever made it, e.g. flag_gems.kernel_with_grad), as torch's engine does."""
+
+    @staticmethod
+    def grad(outputs, inputs, grad_outputs=None, retain_graph=None, **kwargs):
+        for out in outputs:
+            backward = getattr(out, "_backward", None)
+            if backward is not None:
+                cuda.run(backward[1], stream=backward[0])
+        return tuple(Tensor(t.shape, t.dtype, t.device.type) for t in inputs)
+
+
+autograd = _Autograd()
+
+
 def __getattr__(name):
     raise AttributeError(f"the fake torch has no {name}")
 

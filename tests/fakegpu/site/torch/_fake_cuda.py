@@ -1,6 +1,14 @@
-"""torch.cuda of the fake GPU: events, graphs and a CUDA generator over a
-clock that kernels advance. Standalone (no torch import), so that the tests
-in tests/python can use it in-process too."""
+"""torch.cuda of the fake GPU: events, graphs, streams and a CUDA generator
+over a clock that kernels advance. Standalone (no torch import), so that the
+tests in tests/python can use it in-process too.
+
+Streams behave as torch's do where graph capture is concerned: a capture
+runs on its capture stream (the one given, else one shared by every capture
+of the process), which is current inside it; work queued on another stream
+while capturing (autograd runs a backward on the stream of its forward)
+invalidates the capture, which then fails at its end, and a failed capture
+leaves its capture stream current (torch.cuda.graph restores the stream
+only after capture_end, which raises)."""
 
 import contextlib
 import types
@@ -77,11 +85,19 @@ class FakeCuda:
         self.Stream = Stream
         self.default_generators = (Generator(),)
         self.default_stream = Stream()
+        self.default_capture_stream = Stream()
         self.current = self.default_stream
+        self.capture_stream = None
+        self.invalidated = False
 
-    def run(self, ms):
-        """One kernel launch lasting ms (a number, or a callable giving it)."""
-        if self.capturing is not None:
+    def run(self, ms, stream=None):
+        """One kernel launch lasting ms (a number, or a callable giving it), on
+        stream (default: the current one)."""
+        if self.capturing is not None and stream is not None and stream is not self.capture_stream:
+            # queued outside the capture: it runs now, and the capture is invalid
+            self.invalidated = True
+            self.now += ms() if callable(ms) else ms
+        elif self.capturing is not None:
             if callable(ms):
                 self.capturing.kernels.append(ms)
             else:
@@ -91,17 +107,24 @@ class FakeCuda:
 
     @contextlib.contextmanager
     def graph(self, graph, pool=None, stream=None):
-        """Capture like torch.cuda.graph: the generator is marked capturing at the
-        start and unmarked only when the capture ends well."""
+        """Capture like torch.cuda.graph: on stream (else the process's shared
+        capture stream), current inside; the generator is marked capturing at
+        the start and unmarked only when the capture ends well. A capture that
+        fails leaves its stream current."""
         generator = self.default_generators[self.current_device()]
         generator.state.capturing = True
         if self.capture_error:
             raise self.capture_error
-        self.capturing = graph
+        before = self.current
+        self.capture_stream = self.current = stream if stream is not None else self.default_capture_stream
+        self.capturing, self.invalidated = graph, False
         try:
             yield
         finally:
             self.capturing = None
+        if self.invalidated:
+            raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
+        self.current, self.capture_stream = before, None
         generator.state.capturing = False
 
     def init(self):

@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/device/wave.sh STEP: one step of a wave's H200 runs, from the
+# repository root of a checkout whose ./caliber was built from its HEAD and
+# carried (with .carry/lib/libjansson.so.4 when the GPU machine lacks it), as
+# a user runs caliber: relative paths, default options, outputs in the demo's
+# folder. Results go to $OUT (at most 8 files). Steps, in order:
+#
+#   demo        ./caliber demo: the canary of the built-in corpus (8 tasks)
+#   all         the 32 tasks, prepared from the demo's pinned manifest and
+#               gated on its sealed canary; --stop-after $STOP_AFTER (default
+#               540) so that it ends inside one call, sealed or resumable
+#   all-resume  continue a stopped `all` (same machine)
+#   flaggems    tests/device/flaggems.sh with its own options (see there)
+#
+# A checkout without .git (the device's copy) gets one from
+# .carry/repo.bundle (`git bundle create .carry/repo.bundle HEAD` here): the
+# manifests pin caliber by commit.
+set -u
+step=${1:?usage: tests/device/wave.sh demo|all|all-resume|flaggems}
+out=${OUT:-/tmp/wave-out}
+mkdir -p "$out"
+[ -f .carry/lib/libjansson.so.4 ] && export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PYTHONUNBUFFERED=1
+if [ ! -d .git ] && [ -f .carry/repo.bundle ]; then
+	git init -q . && git fetch -q .carry/repo.bundle HEAD && git reset -q --mixed FETCH_HEAD ||
+		{ echo "wave: cannot make .git from .carry/repo.bundle"; exit 1; }
+fi
+echo "wave $step: $(./caliber --version); $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader)"
+git status --porcelain --untracked-files=no | head -3
+t0=$(date +%s)
+demo=$(ls -d caliber-demo-* 2>/dev/null | tail -1)
+triton=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))')
+
+case $step in
+demo)
+	./caliber demo >"$out/demo.txt" 2>&1
+	rc=$?
+	demo=$(ls -d caliber-demo-* | tail -1)
+	tail -25 "$out/demo.txt"
+	tar -czf "$out/demo.tgz" "$demo"
+	;;
+all | all-resume)
+	[ -n "$demo" ] || { echo "wave: no caliber-demo-* folder: run the demo step first"; exit 1; }
+	if [ "$step" = all ]; then
+		./caliber prepare "$demo/manifest.json" --inventory-dir ops --selection all \
+			--canary-receipt "$demo/run-canary/campaign.json" --output-root "$demo/frozen" || exit 1
+		set --
+	else
+		set -- --resume
+	fi
+	./caliber run "$@" --manifest "$demo/frozen/demo-h200-all/manifest.json" \
+		--task-matrix "$demo/frozen/demo-h200-all/task-matrix.json" --build-root "$triton" --corpus ops \
+		--output-root "$demo/run-all" --stop-after "${STOP_AFTER:-540}" >"$out/$step.txt" 2>&1
+	rc=$?
+	tail -12 "$out/$step.txt"
+	[ -f "$demo/run-all/SHA256SUMS" ] && ./caliber report "$demo/run-all" >"$out/report-all.txt" 2>&1 &&
+		head -30 "$out/report-all.txt"
+	tar -czf "$out/run-all.tgz" "$demo/run-all" "$demo/frozen"
+	;;
+flaggems)
+	sh tests/device/flaggems.sh /tmp/fgw "$out"
+	rc=$?
+	;;
+*)
+	echo "wave: unknown step $step"; exit 2 ;;
+esac
+echo "wave $step: exit $rc after $(($(date +%s) - t0)) s"
+exit $rc
