@@ -100,8 +100,9 @@ static json_t *topology_json(const struct cb_task_evidence *ev)
 	return t;
 }
 
-/* Per order: the figures, the A/A band, the stability flags, how many
- * sessions each cell ran and how many rows were left out as throttled. */
+/* Per order: the figures, the A/A band, the stability flags, the
+ * bootstrap's resamples, how many sessions each cell ran and how many
+ * rows were left out as throttled. */
 static json_t *orders_json(const struct cb_task_account *a, const struct cb_task_result *res)
 {
 	const struct cb_figures *fig = &a->fig;
@@ -124,6 +125,7 @@ static json_t *orders_json(const struct cb_task_account *a, const struct cb_task
 			"aa_lo_ppm", (json_int_t)cb_ppm(fig->aa[o].lo), "aa_hi_ppm", (json_int_t)cb_ppm(fig->aa[o].hi),
 			"stable_gain", v->stable_gain[o], "stable_regression", v->stable_regression[o],
 			"timer", res->timer[o]));
+		json_object_set_new(json_object_get(orders, name), "resamples", json_integer(res->resamples[o]));
 		json_object_set_new(json_object_get(orders, name), "sessions", json_pack("{s:I, s:I, s:I}",
 			"baseline", (json_int_t)a->ev.nsessions[o][CB_ROLE_BASELINE],
 			"control", (json_int_t)a->ev.nsessions[o][CB_ROLE_CONTROL],
@@ -161,6 +163,9 @@ int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct 
 		res->lo_ppm[o] = cb_ppm(a->fig.cand[o].lo);
 		res->hi_ppm[o] = cb_ppm(a->fig.cand[o].hi);
 		res->aa_ppm[o] = cb_ppm(fabs(a->f.order[o].aa));
+		res->aa_lo_ppm[o] = cb_ppm(a->fig.aa[o].lo);
+		res->aa_hi_ppm[o] = cb_ppm(a->fig.aa[o].hi);
+		res->resamples[o] = a->fig.resamples;
 	}
 	if (!res->id || !res->op || !res->code || !res->reason) {
 		cb_task_result_release(res);
@@ -268,6 +273,9 @@ int cb_task_result_from_json(const json_t *j, const char *task_json, struct cb_t
 		res->lo_ppm[o] = cb_json_int(x, "lo_ppm", 0);
 		res->hi_ppm[o] = cb_json_int(x, "hi_ppm", 0);
 		res->aa_ppm[o] = cb_json_int(x, "aa_ppm", 0);
+		res->aa_lo_ppm[o] = cb_json_int(x, "aa_lo_ppm", 0);
+		res->aa_hi_ppm[o] = cb_json_int(x, "aa_hi_ppm", 0);
+		res->resamples[o] = cb_json_int(x, "resamples", CB_BOOTSTRAP_RESAMPLES_UNRECORDED);
 		snprintf(res->timer[o], sizeof(res->timer[o]), "%s",
 			 cb_json_str(x, "timer") ? cb_json_str(x, "timer") : "?");
 	}
@@ -429,6 +437,16 @@ int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_s
 		cb_fail(err, "%s: not a complete campaign receipt (campaign, selection, manifest_sha256, status, launch_floor, tasks)",
 			path);
 		goto fail;
+	}
+	cs->resamples = CB_BOOTSTRAP_RESAMPLES_UNRECORDED;
+	if (json_object_get(cs->doc, "bootstrap")) {
+		const json_t *r = json_object_get(json_object_get(cs->doc, "bootstrap"), "resamples");
+		if (!json_is_integer(r) || json_integer_value(r) < 1 || json_integer_value(r) > CB_BOOTSTRAP_RESAMPLES_MAX) {
+			cb_fail(err, "%s: bootstrap.resamples: must be an integer from 1 to %d", path,
+				CB_BOOTSTRAP_RESAMPLES_MAX);
+			goto fail;
+		}
+		cs->resamples = (long long)json_integer_value(r);
 	}
 	cs->ntasks = json_array_size(tasks);
 	cs->tasks = calloc(cs->ntasks ? cs->ntasks : 1, sizeof(*cs->tasks));

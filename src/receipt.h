@@ -34,6 +34,8 @@ struct cb_task_result {
 	long long topology[CB_NROLES];          /* scoped, by role */
 	int present[CB_NORDERS];
 	long long speedup_ppm[CB_NORDERS], lo_ppm[CB_NORDERS], hi_ppm[CB_NORDERS], aa_ppm[CB_NORDERS];
+	long long aa_lo_ppm[CB_NORDERS], aa_hi_ppm[CB_NORDERS];   /* the A/A band: control vs baseline */
+	long long resamples[CB_NORDERS];        /* of the order's bootstraps (unrecorded: the old default) */
 	char timer[CB_NORDERS][8];              /* "graph", "direct", "mixed" */
 };
 
@@ -73,12 +75,14 @@ struct cb_campaign_summary {
 	json_t *doc;
 	const char *campaign, *selection, *manifest_sha256, *status;
 	long long launch_floor;
+	long long resamples;           /* bootstrap.resamples; unrecorded: CB_BOOTSTRAP_RESAMPLES_UNRECORDED */
 	struct cb_campaign_task *tasks;
 	size_t ntasks;
 };
 
-/* Load a campaign receipt and check its shape. The _take form takes over
- * doc's reference (released on failure too). */
+/* Load a campaign receipt and check its shape (a bootstrap.resamples it
+ * records must be an integer from 1 to CB_BOOTSTRAP_RESAMPLES_MAX). The
+ * _take form takes over doc's reference (released on failure too). */
 int cb_campaign_summary_load(const char *path, struct cb_campaign_summary *cs, struct cb_err *err);
 int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_summary *cs,
 			     struct cb_err *err);

@@ -317,7 +317,7 @@ static int wants_round_b(struct runner *rn, const struct cb_workload *w, const c
 	struct cb_task_account acc;
 	int want;
 
-	if (cb_task_account(task_dir, w->id, m, m->launch_floor, NULL, &acc, err) < 0)
+	if (cb_task_account(task_dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
 		return -1;
 	want = !acc.f.harness_code &&
 	       ((acc.f.joinable && cb_topology_reduced(&acc.f)) || cb_order_stability(&acc.f, CB_ORDER_A) != 0);
@@ -363,7 +363,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	cb_now_utc(finished);
 	extra = json_pack("{s:s, s:s, s:I}", "started", started, "finished", finished, "wall_ns",
 			  (json_int_t)(cb_mono_ms() - t0) * 1000000);
-	if (cb_task_account(dir, w->id, m, m->launch_floor, NULL, &acc, err) < 0)
+	if (cb_task_account(dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
 		goto out;
 	rc = cb_task_receipt_write(dir, (size_t)cb_json_int(task, "index", (json_int_t)i), w->op, m, m->launch_floor,
 				   &acc, extra, res, err);
@@ -664,6 +664,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	json_object_set_new(j, "device", json_pack("{s:s, s:s, s:O}", "backend", rn->ctx.backend->name,
 		rn->ctx.backend->visibility_env, rn->ctx.device, "manifest", json_object_get(m->doc, "device")));
 	json_object_set_new(j, "timer", timer_json(m));
+	json_object_set_new(j, "bootstrap", json_pack("{s:i}", "resamples", CB_BOOTSTRAP_RESAMPLES));
 	json_object_set_new(j, "plan", plan);
 	json_object_set_new(j, "worker", worker_json(&rn->ctx));
 	json_object_set_new(j, "preflight", json_incref(pf->results));
