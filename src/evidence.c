@@ -549,6 +549,7 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 	memset(f, 0, sizeof(*f));
 	memset(fig, 0, sizeof(*fig));
 	fig->resamples = resamples;
+	fig->confidence = m->confidence;
 	f->gain = m->gain;
 	f->regression = m->regression;
 	find_harness(ev, m, f);

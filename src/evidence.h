@@ -84,6 +84,7 @@ struct cb_figures {
 	struct cb_speedup aa[CB_NORDERS];            /* control vs baseline */
 	int present[CB_NORDERS];
 	int resamples;                               /* of every bootstrap behind them */
+	double confidence;                           /* of every interval */
 };
 
 /* f and fig are overwritten (f must hold no strings yet; cb_facts_release).

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "aa.h"
 #include "buf.h"
 #include "csv.h"
 #include "evidence.h"
@@ -41,6 +42,18 @@ void cb_fmt_pct(long long ppm, char *out, size_t cap)
 
 	snprintf(out, cap, "%c%lld.%02lld%%", ppm < 0 && hundredths ? '-' : '+', hundredths / 100,
 		 hundredths % 100);
+}
+
+void cb_fmt_share(long long ppm, char *out, size_t cap)
+{
+	long long h = (ppm + 50) / 100;
+
+	if (h % 100 == 0)
+		snprintf(out, cap, "%lld %%", h / 100);
+	else if (h % 10 == 0)
+		snprintf(out, cap, "%lld.%lld %%", h / 100, h / 10 % 10);
+	else
+		snprintf(out, cap, "%lld.%02lld %%", h / 100, h % 100);
 }
 
 void cb_task_result_release(struct cb_task_result *r)
@@ -151,6 +164,7 @@ int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct 
 	res->reason = strdup(a->v.reason);
 	res->verdict = a->v.verdict;
 	res->have_topology = a->f.joinable;
+	res->confidence_ppm = cb_ppm(a->fig.confidence);
 	for (r = 0; r < CB_NROLES; r++)
 		res->topology[r] = a->f.topology[r];
 	for (o = 0; o < CB_NORDERS; o++) {
@@ -255,6 +269,7 @@ int cb_task_result_from_json(const json_t *j, const char *task_json, struct cb_t
 	res->op = strdup(cb_json_str(j, "op"));
 	res->code = strdup(cb_json_str(j, "code"));
 	res->reason = strdup(cb_json_str(j, "reason"));
+	res->confidence_ppm = cb_json_int(json_object_get(j, "thresholds"), "confidence_ppm", 0);
 	topo = json_object_get(j, "topology");
 	res->have_topology = 1;
 	for (r = 0; r < CB_NROLES; r++) {
@@ -320,20 +335,56 @@ static void md_text(struct cb_buf *b, const char *s)
 	}
 }
 
+/* The columns of matrix.csv. */
+static const char *const matrix_hdr[] = {
+	"task", "op", "verdict", "code", "topology_baseline", "topology_control",
+	"topology_candidate", "speedup_a_ppm", "lo_a_ppm", "hi_a_ppm", "aa_a_ppm", "timer_a",
+	"speedup_b_ppm", "lo_b_ppm", "hi_b_ppm", "aa_b_ppm", "timer_b", "reason"
+};
+
+/* One summary line of the campaign after its tasks: a row of matrix.csv
+ * whose fields are all empty but code, which names the summary, and
+ * reason, which holds the line (a task row always has a task; so tools
+ * that read the file as CSV see a row of the same columns), and the line
+ * itself below matrix.md's table. */
+static void matrix_summary(struct cb_buf *csv, struct cb_buf *md, const char *code, const char *line)
+{
+	size_t h, n = sizeof(matrix_hdr) / sizeof(matrix_hdr[0]);
+
+	for (h = 0; h < n; h++) {
+		if (h)
+			cb_buf_adds(csv, ",");
+		if (strcmp(matrix_hdr[h], "code") == 0)
+			cb_csv_put_field(csv, code);
+		else if (strcmp(matrix_hdr[h], "reason") == 0)
+			cb_csv_put_field(csv, line);
+	}
+	cb_buf_adds(csv, "\r\n");
+	cb_buf_adds(md, "\n");
+	md_text(md, line);
+	cb_buf_adds(md, "\n");
+}
+
+/* The summaries that end the verdict matrix, in this order: the A/A line
+ * (aa.h). */
+static void matrix_summaries(struct cb_buf *csv, struct cb_buf *md, const struct cb_task_result *res, size_t n)
+{
+	char aa[CB_AA_LINE_MAX];
+
+	cb_aa_line_of(res, n, aa, sizeof(aa));
+	matrix_summary(csv, md, "aa-summary", aa);
+}
+
 int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, size_t n,
 			    struct cb_err *err)
 {
-	static const char *const hdr[] = {
-		"task", "op", "verdict", "code", "topology_baseline", "topology_control",
-		"topology_candidate", "speedup_a_ppm", "lo_a_ppm", "hi_a_ppm", "aa_a_ppm", "timer_a",
-		"speedup_b_ppm", "lo_b_ppm", "hi_b_ppm", "aa_b_ppm", "timer_b", "reason"
-	};
+	const char *const *hdr = matrix_hdr;
 	struct cb_buf csv = CB_BUF_INIT, md = CB_BUF_INIT;
 	char *path = NULL, *data = NULL;
 	size_t i, len, h;
 	int o, rc = -1;
 
-	for (h = 0; h < sizeof(hdr) / sizeof(hdr[0]); h++)
+	for (h = 0; h < sizeof(matrix_hdr) / sizeof(matrix_hdr[0]); h++)
 		cb_buf_addf(&csv, "%s%s", h ? "," : "", hdr[h]);
 	cb_buf_adds(&csv, "\r\n");
 	cb_buf_adds(&md, "| task | verdict | topology b/c/k | round a | round b | reason |\n"
@@ -377,6 +428,7 @@ int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, s
 		md_text(&md, r->reason);
 		cb_buf_adds(&md, " |\n");
 	}
+	matrix_summaries(&csv, &md, res, n);
 	data = cb_buf_detach(&csv, &len);
 	path = cb_path_join(dir, "matrix.csv");
 	if (!data || !path) {

@@ -25,6 +25,10 @@ void cb_now_utc(char out[32]);
 
 /* "+5.23%" from parts per million (rounded to hundredths, sign kept). */
 void cb_fmt_pct(long long ppm, char *out, size_t cap);
+/* "95 %", "2.5 %", "0.13 %": a share >= 0 from parts per million, to
+ * hundredths without trailing zeros, as the A/A and interval lines write
+ * it. */
+void cb_fmt_share(long long ppm, char *out, size_t cap);
 
 /* One task as the verdict matrix, the campaign receipt and reports see it. */
 struct cb_task_result {
@@ -36,6 +40,7 @@ struct cb_task_result {
 	long long speedup_ppm[CB_NORDERS], lo_ppm[CB_NORDERS], hi_ppm[CB_NORDERS], aa_ppm[CB_NORDERS];
 	long long aa_lo_ppm[CB_NORDERS], aa_hi_ppm[CB_NORDERS];   /* the A/A band: control vs baseline */
 	long long resamples[CB_NORDERS];        /* of the order's bootstraps (unrecorded: the old default) */
+	long long confidence_ppm;               /* of the intervals */
 	char timer[CB_NORDERS][8];              /* "graph", "direct", "mixed" */
 };
 

@@ -161,8 +161,26 @@ static void h_cell_compilers(struct cb_buf *b, const json_t *cells)
 	}
 }
 
+/* The header's statistics: what the intervals resample, then the A/A
+ * line, what identical code gave in this run (aa.h). */
+static void h_statistics(struct cb_buf *b, const struct cb_report *rp)
+{
+	char line[256];
+
+	cb_report_fmt_intervals(rp, 1, line, sizeof(line));
+	h_fact_open(b, "intervals");
+	cb_html_esc(b, line);
+	cb_buf_adds(b, "</td></tr>\n");
+	cb_report_fmt_aa(rp, line, sizeof(line));
+	h_fact_open(b, "A/A");
+	cb_buf_adds(b, "<span id=\"aa\">");
+	cb_html_esc(b, line);
+	cb_buf_adds(b, "</span></td></tr>\n");
+}
+
 /* The header: campaign, seal, derived run, sources, device, timer, plugin
- * plan, thresholds, who ran it, and links to the run's own receipts. */
+ * plan, thresholds, the intervals and the A/A line, who ran it, and links
+ * to the run's own receipts. */
 static void h_header(struct cb_buf *b, const struct cb_report *rp)
 {
 	const json_t *doc = rp->cs.doc, *src = json_object_get(doc, "sources"), *th = cb_report_thresholds(rp);
@@ -251,6 +269,7 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 		cb_html_esc(b, cb_json_str(doc, "production_default_policy"));
 	}
 	cb_buf_adds(b, "</td></tr>\n");
+	h_statistics(b, rp);
 	h_fact_open(b, "run by");
 	cb_buf_adds(b, "caliber ");
 	h_json_inline(b, caliber);
