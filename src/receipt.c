@@ -218,7 +218,7 @@ int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, co
 	json_object_set_new(r, "topology", topology_json(&a->ev));
 	json_object_set_new(r, "orders", orders_json(a, res));
 	if (extra)
-		json_object_update(r, (json_t *)extra);
+		json_object_update_recursive(r, (json_t *)extra);
 	path = cb_path_join(task_dir, "task.json");
 	if (!path)
 		cb_fail(err, "out of memory");

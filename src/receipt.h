@@ -53,8 +53,8 @@ int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct 
 			struct cb_err *err);
 
 /* Write tasks/<id>/task.json of an accounted task: verdict, reason and
- * every figure behind them; extra (may be NULL) is merged in (times).
- * Fills res. */
+ * every figure behind them; extra (may be NULL) is merged in, objects key
+ * by key (times, and what the runner records per order). Fills res. */
 int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, const struct cb_manifest *m,
 			  long long floor, const struct cb_task_account *a, const json_t *extra,
 			  struct cb_task_result *res, struct cb_err *err);
