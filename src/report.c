@@ -573,18 +573,37 @@ static void fmt_range(size_t lo, size_t hi, char *out, size_t cap)
 		snprintf(out, cap, "%zu to %zu", lo, hi);
 }
 
-/* What the outer level of the bootstrap samples in this run: the campaign
- * receipt's worker.session_unit, else what its worker.mode implies (runs
- * sealed before the unit was recorded ran persistent or isolated
- * workers); NULL when the receipt does not say (runs of the test tools). */
-static const char *session_unit(const struct cb_report *rp)
+/* What the outer level of the bootstrap samples under worker w (a
+ * campaign receipt's "worker"): its session_unit, else what its mode
+ * implies (runs sealed before the unit was recorded ran persistent or
+ * isolated workers); NULL when w does not say. */
+static const char *worker_unit(const json_t *w)
 {
-	const json_t *w = json_object_get(rp->cs.doc, "worker");
 	const char *unit = cb_json_str(w, "session_unit"), *mode = cb_json_str(w, "mode");
 
 	if (unit || !mode)
 		return unit;
 	return strcmp(mode, "isolate") == 0 ? "worker-process" : "session-in-persistent-process";
+}
+
+/* What the outer level samples in this run: by the campaign receipt's
+ * worker, or in a merged run by its shards' when they agree; NULL when the
+ * receipts do not say (runs of the test tools) or the shards differ. */
+static const char *session_unit(const struct cb_report *rp)
+{
+	const json_t *shards = json_object_get(rp->cs.doc, "shards"), *sh;
+	const char *unit = NULL;
+	size_t i;
+
+	if (json_object_get(rp->cs.doc, "worker") || !json_array_size(shards))
+		return worker_unit(json_object_get(rp->cs.doc, "worker"));
+	json_array_foreach(shards, i, sh) {
+		const char *u = worker_unit(json_object_get(sh, "worker"));
+		if (!u || (unit && strcmp(u, unit) != 0))
+			return NULL;
+		unit = u;
+	}
+	return unit;
 }
 
 void cb_report_fmt_intervals(const struct cb_report *rp, int utf8, char *out, size_t cap)
