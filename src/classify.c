@@ -97,6 +97,46 @@ int cb_order_stability(const struct cb_facts *f, int o)
 	return 0;
 }
 
+/* Whether x, as the candidate's bound, would make a stable gain (1) or a
+ * stable regression (-1) of order o: the rule of cb_order_stability. */
+static int gain_at(const struct cb_facts *f, int o, double x)
+{
+	return x >= f->gain && x > f->order[o].aa_hi;
+}
+
+static int regression_at(const struct cb_facts *f, int o, double x)
+{
+	return x <= f->regression && x < f->order[o].aa_lo;
+}
+
+int cb_order_undecided(const struct cb_facts *f, int o, char *why, size_t cap)
+{
+	const double lo = f->order[o].lo, hi = f->order[o].hi, alo = f->order[o].aa_lo, ahi = f->order[o].aa_hi;
+	const double smaller = f->gain < -f->regression ? f->gain : -f->regression;
+
+	if (!f->order[o].present || f->harness_code || !f->joinable || !f->correct[CB_ROLE_BASELINE] ||
+	    !f->correct[CB_ROLE_CONTROL] || !f->correct[CB_ROLE_CANDIDATE])
+		return 0;
+	if (cb_topology_reduced(f) && gain_at(f, o, hi) && !gain_at(f, o, lo)) {
+		snprintf(why, cap, "the candidate's %+.2f%% [%+.2f%%, %+.2f%%] straddles a stable gain (at least gain "
+			 "%+.2f%% and above the A/A band's %+.2f%%)", 100 * f->order[o].point, 100 * lo, 100 * hi,
+			 100 * f->gain, 100 * ahi);
+		return 1;
+	}
+	if (regression_at(f, o, lo) && !regression_at(f, o, hi)) {
+		snprintf(why, cap, "the candidate's %+.2f%% [%+.2f%%, %+.2f%%] straddles a stable regression (at most "
+			 "regression %+.2f%% and below the A/A band's %+.2f%%)", 100 * f->order[o].point, 100 * lo,
+			 100 * hi, 100 * f->regression, 100 * alo);
+		return 1;
+	}
+	if (ahi - alo > smaller) {
+		snprintf(why, cap, "the A/A band [%+.2f%%, %+.2f%%] is %.2f%% wide, wider than the smaller threshold %.2f%%",
+			 100 * alo, 100 * ahi, 100 * (ahi - alo), 100 * smaller);
+		return 1;
+	}
+	return 0;
+}
+
 /* "+5.23% [+4.90%, +5.61%] (A/A +0.08% [-0.10%, +0.25%])" for one order,
  * with the rows left out as throttled when there are any. */
 static void describe_order(const struct cb_facts *f, int o, char *out, size_t cap)

@@ -89,4 +89,24 @@ int cb_topology_reduced(const struct cb_facts *f);
  * the other condition for round b. */
 int cb_order_stability(const struct cb_facts *f, int o);
 
+/* Whether order o of f is undecided in a way that more sessions (more
+ * worker processes, by default) can settle: the runner then times one
+ * more session of every cell, up to timer.max_sessions (runner.c). It is,
+ * first match wins, when
+ *   - the candidate's interval straddles a stable gain: its upper end
+ *     would make one (hi >= gain and hi > the A/A band's hi), its lower
+ *     end does not;
+ *   - it straddles a stable regression: its lower end would make one
+ *     (lo <= regression and lo < the band's lo), its upper end does not;
+ *   - the A/A band is wide against the thresholds: aa_hi - aa_lo exceeds
+ *     the smaller of gain and -regression, so that identical code alone
+ *     spreads over more than the smallest effect the campaign calls.
+ * Only where the verdict can still turn on the timings: never for a task
+ * with a harness problem, IR that cannot be joined or a cell that failed
+ * correctness (X or K whatever they show), and a gain only where the
+ * candidate's topology is below the baseline's (else B whatever its
+ * speedup). Returns 1 with why (cap bytes) saying which, in words, else 0
+ * (also when o was not timed). */
+int cb_order_undecided(const struct cb_facts *f, int o, char *why, size_t cap);
+
 #endif

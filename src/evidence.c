@@ -496,7 +496,7 @@ static int order_rows_build(const struct cb_task_evidence *ev, const struct cb_m
 
 /* Speedup of role `other` against the baseline over rows, seeded by the
  * task and seed_tag. */
-static int order_speedup(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+static int order_speedup(const struct cb_task_evidence *ev, const struct cb_manifest *m, int resamples,
 			 const struct order_rows *rows, enum cb_role other, const char *seed_tag,
 			 struct cb_speedup *sp, struct cb_err *err)
 {
@@ -506,7 +506,7 @@ static int order_speedup(const struct cb_task_evidence *ev, const struct cb_mani
 
 	if (cb_bootstrap_seed(ev->task, seed_tag, &seed, err) < 0)
 		return -1;
-	return cb_speedup(rows->names, &base, &oth, m->confidence, seed, CB_BOOTSTRAP_RESAMPLES, sp, err);
+	return cb_speedup(rows->names, &base, &oth, m->confidence, seed, resamples, sp, err);
 }
 
 /* At most this many reasons are listed for IR that cannot be joined; the
@@ -552,7 +552,7 @@ void cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manife
 	cb_buf_release(&b);
 }
 
-int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m, int resamples,
 			   struct cb_facts *f, struct cb_figures *fig, struct cb_err *err)
 {
 	static const char *const tags[CB_NORDERS][2] = { { "a", "a-aa" }, { "b", "b-aa" } };
@@ -560,6 +560,8 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 
 	memset(f, 0, sizeof(*f));
 	memset(fig, 0, sizeof(*fig));
+	fig->resamples = resamples;
+	fig->confidence = m->confidence;
 	f->gain = m->gain;
 	f->regression = m->regression;
 	find_harness(ev, m, f);
@@ -586,8 +588,9 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 						       o ? "b" : "a", rows.throttled, 100 * m->throttle_floor);
 			rc = f->harness_reason ? 1 : cb_fail(err, "out of memory");
 		}
-		if (rc == 0 && (order_speedup(ev, m, &rows, CB_ROLE_CANDIDATE, tags[o][0], &fig->cand[o], err) < 0 ||
-				order_speedup(ev, m, &rows, CB_ROLE_CONTROL, tags[o][1], &fig->aa[o], err) < 0))
+		if (rc == 0 &&
+		    (order_speedup(ev, m, resamples, &rows, CB_ROLE_CANDIDATE, tags[o][0], &fig->cand[o], err) < 0 ||
+		     order_speedup(ev, m, resamples, &rows, CB_ROLE_CONTROL, tags[o][1], &fig->aa[o], err) < 0))
 			rc = -1;
 		if (rc == 0) {
 			fig->present[o] = 1;
@@ -609,12 +612,12 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 }
 
 int cb_task_account(const char *task_dir, const char *task, const struct cb_manifest *m, long long floor,
-		    const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err)
+		    int resamples, const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err)
 {
 	memset(a, 0, sizeof(*a));
 	if (cb_evidence_load(task_dir, task, m, floor, pre, &a->ev, err) < 0)
 		return -1;
-	if (cb_facts_from_evidence(&a->ev, m, &a->f, &a->fig, err) < 0) {
+	if (cb_facts_from_evidence(&a->ev, m, resamples, &a->f, &a->fig, err) < 0) {
 		cb_prefix(err, "task %s", task);
 		cb_task_account_release(a);
 		return -1;

@@ -83,10 +83,13 @@ struct cb_figures {
 	struct cb_speedup cand[CB_NORDERS];          /* candidate vs baseline */
 	struct cb_speedup aa[CB_NORDERS];            /* control vs baseline */
 	int present[CB_NORDERS];
+	int resamples;                               /* of every bootstrap behind them */
+	double confidence;                           /* of every interval */
 };
 
-/* f and fig are overwritten (f must hold no strings yet; cb_facts_release). */
-int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+/* f and fig are overwritten (f must hold no strings yet; cb_facts_release).
+ * Each interval is a bootstrap of `resamples` resamples. */
+int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m, int resamples,
 			   struct cb_facts *f, struct cb_figures *fig, struct cb_err *err);
 
 /* Refresh only the topology facts (after cb_evidence_rescope): timings and
@@ -106,9 +109,11 @@ struct cb_task_account {
 };
 
 /* Gather task_dir's evidence at floor (the counts of pre where it has
- * them, as cb_evidence_load), compute its facts and classify it. */
+ * them, as cb_evidence_load), compute its facts with bootstraps of
+ * `resamples` resamples (the runner: CB_BOOTSTRAP_RESAMPLES; reaccount:
+ * what the sealed receipts say) and classify it. */
 int cb_task_account(const char *task_dir, const char *task, const struct cb_manifest *m, long long floor,
-		    const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err);
+		    int resamples, const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err);
 /* The same task at another floor: topology re-scoped, facts and verdict
  * again; timings and their bootstrap do not depend on the floor. */
 void cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest *m, long long floor);

@@ -48,6 +48,7 @@ static const struct cb_field timer_fields[] = {
 	{ "rep_ms", CB_J_INT, 1, 0, NULL, "timed budget per row, ms" },
 	{ "repeats", CB_J_INT, 1, 0, NULL, "samples per row" },
 	{ "sessions", CB_J_INT, 0, 0, NULL, "timed sessions per cell and round, default 3" },
+	{ "max_sessions", CB_J_INT, 0, 0, NULL, "at most this many where a round is undecided, default sessions (none added)" },
 	{ "throttle_floor", CB_J_NUMBER, 0, 0, NULL, "share of the maximum SM clock below which a row is throttled" },
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
@@ -145,6 +146,7 @@ static const struct int_bound {
 	{ "timer.rep_ms", 1, 60000, "ms per row" },
 	{ "timer.repeats", 2, 10000, "samples per row" },
 	{ "timer.sessions", 2, 64, "sessions per cell and round" },
+	{ "timer.max_sessions", 2, 64, "sessions per cell and round" },
 	{ "topology.measured_launch_floor", 0, 1000000000, "launches" },
 	{ "workloads[].timeout_s", 1, CB_TIMEOUT_S_MAX, "seconds per cell and phase" },
 	{ "workloads[].shapes.values[][]", 1, 2147483647, "elements per dimension" },
@@ -337,9 +339,14 @@ static int check_device_timer_topology(struct cb_manifest *m, struct cb_err *err
 	if (strcmp(m->graph_capture, "auto") != 0 && strcmp(m->graph_capture, "off") != 0)
 		return cb_fail(err, "timer.graph_capture: expected 'auto' or 'off', got '%s'",
 			       m->graph_capture);
-	/* sessions and throttle_floor are bounded with every other number
-	 * (int_bounds, real_bounds); here they only get their defaults. */
+	/* sessions, max_sessions and throttle_floor are bounded with every
+	 * other number (int_bounds, real_bounds); here they get their defaults,
+	 * and max_sessions is no fewer than sessions. */
 	m->sessions = cb_json_int(timer, "sessions", CB_DEFAULT_SESSIONS);
+	m->max_sessions = cb_json_int(timer, "max_sessions", m->sessions);
+	if (m->max_sessions < m->sessions)
+		return cb_fail(err, "timer.max_sessions: must be at least timer.sessions (%lld), got %lld", m->sessions,
+			       m->max_sessions);
 	m->throttle_floor = json_object_get(timer, "throttle_floor")
 				    ? json_number_value(json_object_get(timer, "throttle_floor"))
 				    : CB_DEFAULT_THROTTLE_FLOOR;

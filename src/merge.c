@@ -56,7 +56,7 @@ struct merge {
 /* What every shard's campaign receipt must hold alike: the frozen
  * campaign, and what follows from it and the backend. */
 static const char *const common_keys[] = { "campaign", "selection", "manifest_sha256", "matrix_sha256",
-					   "inventory_sha256", "sources", "timer", "plan", "launch_floor",
+					   "inventory_sha256", "sources", "timer", "bootstrap", "plan", "launch_floor",
 					   "thresholds", "production_default_policy", NULL };
 
 /* Where a shard's file goes in the merged root: tasks/ and interrupted/
@@ -310,6 +310,16 @@ static int load_shard(struct shard_in *in, struct cb_err *err)
 	return rc;
 }
 
+/* Whether two campaign receipts hold key alike: equal values, or both
+ * without it (bootstrap is absent from receipts sealed before it was
+ * recorded). */
+static int same_key(const json_t *a, const json_t *b, const char *key)
+{
+	const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+
+	return (!x && !y) || json_equal(x, y);
+}
+
 /* Whether shard b belongs with shard a: the same campaign, frozen alike,
  * the same number of shards, the same backend. */
 static int same_campaign(const struct shard_in *a, const struct shard_in *b, struct cb_err *err)
@@ -318,7 +328,7 @@ static int same_campaign(const struct shard_in *a, const struct shard_in *b, str
 	size_t i;
 
 	for (i = 0; common_keys[i]; i++)
-		if (!json_equal(json_object_get(a->campaign, common_keys[i]), json_object_get(b->campaign, common_keys[i])))
+		if (!same_key(a->campaign, b->campaign, common_keys[i]))
 			return cb_fail(err, "%s: a foreign shard: its %s differs from that of %s", b->root, common_keys[i],
 				       a->root);
 	if (!json_equal(json_object_get(da, "backend"), json_object_get(db, "backend")) ||

@@ -66,8 +66,14 @@ static json_t *excluded_json(const struct cb_task_evidence *ev)
 static int first_difference(const struct cb_task_result *a, const struct cb_task_result *b,
 			    char *out, size_t cap)
 {
-	int r;
+	int r, o;
 
+	for (o = 0; o < CB_NORDERS; o++)
+		if (a->present[o] && b->present[o] && a->resamples[o] != b->resamples[o]) {
+			snprintf(out, cap, "task %s: round %s was sealed with %lld bootstrap resamples, the campaign receipt "
+				 "says %lld", a->id, o == CB_ORDER_A ? "a" : "b", a->resamples[o], b->resamples[o]);
+			return 1;
+		}
 	if (a->verdict != b->verdict || strcmp(a->code, b->code) != 0) {
 		snprintf(out, cap, "task %s: sealed %c (%s), recomputed %c (%s)", a->id, a->verdict, a->code,
 			 b->verdict, b->code);
@@ -170,7 +176,8 @@ static void account_task(const struct account_job *job, size_t i)
 		return;
 	}
 	if (cb_task_result_load(tjson, &pair->sealed, &pair->err) < 0 || check_cell_receipts(tdir, &pair->err) < 0 ||
-	    cb_task_account(tdir, cs->tasks[i].id, job->m, cs->launch_floor, job->counts, &acc, &pair->err) < 0) {
+	    cb_task_account(tdir, cs->tasks[i].id, job->m, cs->launch_floor, (int)cs->resamples, job->counts, &acc,
+			    &pair->err) < 0) {
 		free(tdir);
 		free(tjson);
 		return;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "aa.h"
 #include "buf.h"
 #include "csv.h"
 #include "evidence.h"
@@ -41,6 +42,18 @@ void cb_fmt_pct(long long ppm, char *out, size_t cap)
 
 	snprintf(out, cap, "%c%lld.%02lld%%", ppm < 0 && hundredths ? '-' : '+', hundredths / 100,
 		 hundredths % 100);
+}
+
+void cb_fmt_share(long long ppm, char *out, size_t cap)
+{
+	long long h = (ppm + 50) / 100;
+
+	if (h % 100 == 0)
+		snprintf(out, cap, "%lld %%", h / 100);
+	else if (h % 10 == 0)
+		snprintf(out, cap, "%lld.%lld %%", h / 100, h / 10 % 10);
+	else
+		snprintf(out, cap, "%lld.%02lld %%", h / 100, h % 100);
 }
 
 void cb_task_result_release(struct cb_task_result *r)
@@ -100,8 +113,9 @@ static json_t *topology_json(const struct cb_task_evidence *ev)
 	return t;
 }
 
-/* Per order: the figures, the A/A band, the stability flags, how many
- * sessions each cell ran and how many rows were left out as throttled. */
+/* Per order: the figures, the A/A band, the stability flags, the
+ * bootstrap's resamples, how many sessions each cell ran and how many
+ * rows were left out as throttled. */
 static json_t *orders_json(const struct cb_task_account *a, const struct cb_task_result *res)
 {
 	const struct cb_figures *fig = &a->fig;
@@ -124,6 +138,7 @@ static json_t *orders_json(const struct cb_task_account *a, const struct cb_task
 			"aa_lo_ppm", (json_int_t)cb_ppm(fig->aa[o].lo), "aa_hi_ppm", (json_int_t)cb_ppm(fig->aa[o].hi),
 			"stable_gain", v->stable_gain[o], "stable_regression", v->stable_regression[o],
 			"timer", res->timer[o]));
+		json_object_set_new(json_object_get(orders, name), "resamples", json_integer(res->resamples[o]));
 		json_object_set_new(json_object_get(orders, name), "sessions", json_pack("{s:I, s:I, s:I}",
 			"baseline", (json_int_t)a->ev.nsessions[o][CB_ROLE_BASELINE],
 			"control", (json_int_t)a->ev.nsessions[o][CB_ROLE_CONTROL],
@@ -149,6 +164,7 @@ int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct 
 	res->reason = strdup(a->v.reason);
 	res->verdict = a->v.verdict;
 	res->have_topology = a->f.joinable;
+	res->confidence_ppm = cb_ppm(a->fig.confidence);
 	for (r = 0; r < CB_NROLES; r++)
 		res->topology[r] = a->f.topology[r];
 	for (o = 0; o < CB_NORDERS; o++) {
@@ -161,6 +177,9 @@ int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct 
 		res->lo_ppm[o] = cb_ppm(a->fig.cand[o].lo);
 		res->hi_ppm[o] = cb_ppm(a->fig.cand[o].hi);
 		res->aa_ppm[o] = cb_ppm(fabs(a->f.order[o].aa));
+		res->aa_lo_ppm[o] = cb_ppm(a->fig.aa[o].lo);
+		res->aa_hi_ppm[o] = cb_ppm(a->fig.aa[o].hi);
+		res->resamples[o] = a->fig.resamples;
 	}
 	if (!res->id || !res->op || !res->code || !res->reason) {
 		cb_task_result_release(res);
@@ -199,7 +218,7 @@ int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, co
 	json_object_set_new(r, "topology", topology_json(&a->ev));
 	json_object_set_new(r, "orders", orders_json(a, res));
 	if (extra)
-		json_object_update(r, (json_t *)extra);
+		json_object_update_recursive(r, (json_t *)extra);
 	path = cb_path_join(task_dir, "task.json");
 	if (!path)
 		cb_fail(err, "out of memory");
@@ -250,6 +269,7 @@ int cb_task_result_from_json(const json_t *j, const char *task_json, struct cb_t
 	res->op = strdup(cb_json_str(j, "op"));
 	res->code = strdup(cb_json_str(j, "code"));
 	res->reason = strdup(cb_json_str(j, "reason"));
+	res->confidence_ppm = cb_json_int(json_object_get(j, "thresholds"), "confidence_ppm", 0);
 	topo = json_object_get(j, "topology");
 	res->have_topology = 1;
 	for (r = 0; r < CB_NROLES; r++) {
@@ -268,6 +288,9 @@ int cb_task_result_from_json(const json_t *j, const char *task_json, struct cb_t
 		res->lo_ppm[o] = cb_json_int(x, "lo_ppm", 0);
 		res->hi_ppm[o] = cb_json_int(x, "hi_ppm", 0);
 		res->aa_ppm[o] = cb_json_int(x, "aa_ppm", 0);
+		res->aa_lo_ppm[o] = cb_json_int(x, "aa_lo_ppm", 0);
+		res->aa_hi_ppm[o] = cb_json_int(x, "aa_hi_ppm", 0);
+		res->resamples[o] = cb_json_int(x, "resamples", CB_BOOTSTRAP_RESAMPLES_UNRECORDED);
 		snprintf(res->timer[o], sizeof(res->timer[o]), "%s",
 			 cb_json_str(x, "timer") ? cb_json_str(x, "timer") : "?");
 	}
@@ -312,20 +335,56 @@ static void md_text(struct cb_buf *b, const char *s)
 	}
 }
 
+/* The columns of matrix.csv. */
+static const char *const matrix_hdr[] = {
+	"task", "op", "verdict", "code", "topology_baseline", "topology_control",
+	"topology_candidate", "speedup_a_ppm", "lo_a_ppm", "hi_a_ppm", "aa_a_ppm", "timer_a",
+	"speedup_b_ppm", "lo_b_ppm", "hi_b_ppm", "aa_b_ppm", "timer_b", "reason"
+};
+
+/* One summary line of the campaign after its tasks: a row of matrix.csv
+ * whose fields are all empty but code, which names the summary, and
+ * reason, which holds the line (a task row always has a task; so tools
+ * that read the file as CSV see a row of the same columns), and the line
+ * itself below matrix.md's table. */
+static void matrix_summary(struct cb_buf *csv, struct cb_buf *md, const char *code, const char *line)
+{
+	size_t h, n = sizeof(matrix_hdr) / sizeof(matrix_hdr[0]);
+
+	for (h = 0; h < n; h++) {
+		if (h)
+			cb_buf_adds(csv, ",");
+		if (strcmp(matrix_hdr[h], "code") == 0)
+			cb_csv_put_field(csv, code);
+		else if (strcmp(matrix_hdr[h], "reason") == 0)
+			cb_csv_put_field(csv, line);
+	}
+	cb_buf_adds(csv, "\r\n");
+	cb_buf_adds(md, "\n");
+	md_text(md, line);
+	cb_buf_adds(md, "\n");
+}
+
+/* The summaries that end the verdict matrix, in this order: the A/A line
+ * (aa.h). */
+static void matrix_summaries(struct cb_buf *csv, struct cb_buf *md, const struct cb_task_result *res, size_t n)
+{
+	char aa[CB_AA_LINE_MAX];
+
+	cb_aa_line_of(res, n, aa, sizeof(aa));
+	matrix_summary(csv, md, "aa-summary", aa);
+}
+
 int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, size_t n,
 			    struct cb_err *err)
 {
-	static const char *const hdr[] = {
-		"task", "op", "verdict", "code", "topology_baseline", "topology_control",
-		"topology_candidate", "speedup_a_ppm", "lo_a_ppm", "hi_a_ppm", "aa_a_ppm", "timer_a",
-		"speedup_b_ppm", "lo_b_ppm", "hi_b_ppm", "aa_b_ppm", "timer_b", "reason"
-	};
+	const char *const *hdr = matrix_hdr;
 	struct cb_buf csv = CB_BUF_INIT, md = CB_BUF_INIT;
 	char *path = NULL, *data = NULL;
 	size_t i, len, h;
 	int o, rc = -1;
 
-	for (h = 0; h < sizeof(hdr) / sizeof(hdr[0]); h++)
+	for (h = 0; h < sizeof(matrix_hdr) / sizeof(matrix_hdr[0]); h++)
 		cb_buf_addf(&csv, "%s%s", h ? "," : "", hdr[h]);
 	cb_buf_adds(&csv, "\r\n");
 	cb_buf_adds(&md, "| task | verdict | topology b/c/k | round a | round b | reason |\n"
@@ -369,6 +428,7 @@ int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, s
 		md_text(&md, r->reason);
 		cb_buf_adds(&md, " |\n");
 	}
+	matrix_summaries(&csv, &md, res, n);
 	data = cb_buf_detach(&csv, &len);
 	path = cb_path_join(dir, "matrix.csv");
 	if (!data || !path) {
@@ -429,6 +489,16 @@ int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_s
 		cb_fail(err, "%s: not a complete campaign receipt (campaign, selection, manifest_sha256, status, launch_floor, tasks)",
 			path);
 		goto fail;
+	}
+	cs->resamples = CB_BOOTSTRAP_RESAMPLES_UNRECORDED;
+	if (json_object_get(cs->doc, "bootstrap")) {
+		const json_t *r = json_object_get(json_object_get(cs->doc, "bootstrap"), "resamples");
+		if (!json_is_integer(r) || json_integer_value(r) < 1 || json_integer_value(r) > CB_BOOTSTRAP_RESAMPLES_MAX) {
+			cb_fail(err, "%s: bootstrap.resamples: must be an integer from 1 to %d", path,
+				CB_BOOTSTRAP_RESAMPLES_MAX);
+			goto fail;
+		}
+		cs->resamples = (long long)json_integer_value(r);
 	}
 	cs->ntasks = json_array_size(tasks);
 	cs->tasks = calloc(cs->ntasks ? cs->ntasks : 1, sizeof(*cs->tasks));

@@ -25,6 +25,10 @@ void cb_now_utc(char out[32]);
 
 /* "+5.23%" from parts per million (rounded to hundredths, sign kept). */
 void cb_fmt_pct(long long ppm, char *out, size_t cap);
+/* "95 %", "2.5 %", "0.13 %": a share >= 0 from parts per million, to
+ * hundredths without trailing zeros, as the A/A and interval lines write
+ * it. */
+void cb_fmt_share(long long ppm, char *out, size_t cap);
 
 /* One task as the verdict matrix, the campaign receipt and reports see it. */
 struct cb_task_result {
@@ -34,6 +38,9 @@ struct cb_task_result {
 	long long topology[CB_NROLES];          /* scoped, by role */
 	int present[CB_NORDERS];
 	long long speedup_ppm[CB_NORDERS], lo_ppm[CB_NORDERS], hi_ppm[CB_NORDERS], aa_ppm[CB_NORDERS];
+	long long aa_lo_ppm[CB_NORDERS], aa_hi_ppm[CB_NORDERS];   /* the A/A band: control vs baseline */
+	long long resamples[CB_NORDERS];        /* of the order's bootstraps (unrecorded: the old default) */
+	long long confidence_ppm;               /* of the intervals */
 	char timer[CB_NORDERS][8];              /* "graph", "direct", "mixed" */
 };
 
@@ -46,8 +53,8 @@ int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct 
 			struct cb_err *err);
 
 /* Write tasks/<id>/task.json of an accounted task: verdict, reason and
- * every figure behind them; extra (may be NULL) is merged in (times).
- * Fills res. */
+ * every figure behind them; extra (may be NULL) is merged in, objects key
+ * by key (times, and what the runner records per order). Fills res. */
 int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, const struct cb_manifest *m,
 			  long long floor, const struct cb_task_account *a, const json_t *extra,
 			  struct cb_task_result *res, struct cb_err *err);
@@ -73,12 +80,14 @@ struct cb_campaign_summary {
 	json_t *doc;
 	const char *campaign, *selection, *manifest_sha256, *status;
 	long long launch_floor;
+	long long resamples;           /* bootstrap.resamples; unrecorded: CB_BOOTSTRAP_RESAMPLES_UNRECORDED */
 	struct cb_campaign_task *tasks;
 	size_t ntasks;
 };
 
-/* Load a campaign receipt and check its shape. The _take form takes over
- * doc's reference (released on failure too). */
+/* Load a campaign receipt and check its shape (a bootstrap.resamples it
+ * records must be an integer from 1 to CB_BOOTSTRAP_RESAMPLES_MAX). The
+ * _take form takes over doc's reference (released on failure too). */
 int cb_campaign_summary_load(const char *path, struct cb_campaign_summary *cs, struct cb_err *err);
 int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_summary *cs,
 			     struct cb_err *err);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aa.h"
 #include "classify.h"
 #include "evidence.h"
 #include "fsutil.h"
@@ -227,6 +228,15 @@ static void fold_rows(struct cb_report_task *t, int o, json_t *const pooled[CB_N
 	}
 }
 
+/* Note that a row of a timed order had n samples in one session. */
+static void fold_repeats(struct cb_report_task *t, size_t n)
+{
+	if (!t->repeats_max || n < t->repeats_min)
+		t->repeats_min = n;
+	if (n > t->repeats_max)
+		t->repeats_max = n;
+}
+
 /* The path of file in session k of a cell's phase (cb_session_dir), or
  * NULL when it does not exist: the end of a cell's sessions. */
 static char *session_file(const char *tdir, enum cb_phase p, const char *cell, int k, const char *file)
@@ -270,8 +280,11 @@ static void load_timing(const struct cb_report *rp, struct cb_report_task *t)
 				if (!rows)
 					break;
 				c->sessions++;
-				json_array_foreach(rows, i, row)
+				json_array_foreach(rows, i, row) {
 					fold_clocks(c, row);
+					if (t->sealed.present[o])
+						fold_repeats(t, json_array_size(json_object_get(row, "samples_ns")));
+				}
 				json_array_extend(pooled[r], rows);
 				json_decref(rows);
 			}
@@ -549,6 +562,98 @@ void cb_report_fmt_timer(const struct cb_task_result *r, const char *none, char 
 		snprintf(out, cap, "%s", r->timer[r->present[CB_ORDER_A] ? CB_ORDER_A : CB_ORDER_B]);
 	else
 		snprintf(out, cap, "%s", none);
+}
+
+/* "3" or "3 to 5": a range of counts. */
+static void fmt_range(size_t lo, size_t hi, char *out, size_t cap)
+{
+	if (lo == hi)
+		snprintf(out, cap, "%zu", lo);
+	else
+		snprintf(out, cap, "%zu to %zu", lo, hi);
+}
+
+/* What the outer level of the bootstrap samples under worker w (a
+ * campaign receipt's "worker"): its session_unit, else what its mode
+ * implies (runs sealed before the unit was recorded ran persistent or
+ * isolated workers); NULL when w does not say. */
+static const char *worker_unit(const json_t *w)
+{
+	const char *unit = cb_json_str(w, "session_unit"), *mode = cb_json_str(w, "mode");
+
+	if (unit || !mode)
+		return unit;
+	return strcmp(mode, "isolate") == 0 ? "worker-process" : "session-in-persistent-process";
+}
+
+/* What the outer level samples in this run: by the campaign receipt's
+ * worker, or in a merged run by its shards' when they agree; NULL when the
+ * receipts do not say (runs of the test tools) or the shards differ. */
+static const char *session_unit(const struct cb_report *rp)
+{
+	const json_t *shards = json_object_get(rp->cs.doc, "shards"), *sh;
+	const char *unit = NULL;
+	size_t i;
+
+	if (json_object_get(rp->cs.doc, "worker") || !json_array_size(shards))
+		return worker_unit(json_object_get(rp->cs.doc, "worker"));
+	json_array_foreach(shards, i, sh) {
+		const char *u = worker_unit(json_object_get(sh, "worker"));
+		if (!u || (unit && strcmp(u, unit) != 0))
+			return NULL;
+		unit = u;
+	}
+	return unit;
+}
+
+void cb_report_fmt_intervals(const struct cb_report *rp, int utf8, char *out, size_t cap)
+{
+	size_t i, smin = 0, smax = 0, rmin = 0, rmax = 0;
+	const char *unit = session_unit(rp), *level;
+	char conf[32], sessions[48], repeats[48];
+	int o, r, one;
+
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+		for (o = 0; o < CB_NORDERS; o++)
+			for (r = 0; t->sealed.present[o] && r < CB_NROLES; r++) {
+				size_t k = t->clocks[o][r].sessions;
+				smin = !smax || k < smin ? k : smin;
+				smax = k > smax ? k : smax;
+			}
+		if (t->repeats_max) {
+			rmin = !rmax || t->repeats_min < rmin ? t->repeats_min : rmin;
+			rmax = t->repeats_max > rmax ? t->repeats_max : rmax;
+		}
+	}
+	cb_fmt_share(cb_json_int(cb_report_thresholds(rp), "confidence_ppm", 0), conf, sizeof(conf));
+	if (!smax) {
+		snprintf(out, cap, "%s, no order timed; %lld bootstrap resamples", conf, rp->cs.resamples);
+		return;
+	}
+	fmt_range(smin, smax, sessions, sizeof(sessions));
+	fmt_range(rmin, rmax, repeats, sizeof(repeats));
+	one = smax == 1;
+	if (unit && strcmp(unit, "worker-process") == 0)
+		level = one ? "worker process" : "worker processes";
+	else if (unit)
+		level = one ? "session of one worker process" : "sessions of one worker process";
+	else
+		level = one ? "session" : "sessions";
+	snprintf(out, cap, "%s over %s %s %s %s repeats, %lld bootstrap resamples%s", conf, sessions, level,
+		 utf8 ? "×" : "x", repeats, rp->cs.resamples,
+		 unit && strcmp(unit, "worker-process") != 0 ? " (the process is not sampled)" : "");
+}
+
+void cb_report_fmt_aa(const struct cb_report *rp, char *out, size_t cap)
+{
+	struct cb_aa_count c;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < rp->n; i++)
+		cb_aa_count_add(&c, &rp->t[i].sealed);
+	cb_aa_line(&c, out, cap);
 }
 
 /* How many tasks have verdict v: the sealed verdicts, or the shown ones. */

@@ -59,6 +59,7 @@ struct cb_report_task {
 	size_t cell_runs[CB_NPHASES][CB_NROLES];  /* the cell receipts summed (sessions) */
 	struct cb_report_row *rows[CB_NORDERS];   /* the baseline's rows, in its order */
 	size_t nrows[CB_NORDERS];
+	size_t repeats_min, repeats_max;/* samples of a row in one session, over its timed orders' cells (0: none) */
 	int timed;                      /* some order was timed: effect is known */
 	double effect;                  /* geometric mean over the timed orders of 1 + speedup, less 1 */
 	const struct cb_diff_task *diff;/* its topology ops compared (rp->diff), or NULL */
@@ -126,6 +127,16 @@ void cb_report_fmt_order(const struct cb_task_result *r, int o, int md, int w, c
 void cb_report_fmt_timer(const struct cb_task_result *r, const char *none, char *out, size_t cap);
 void cb_report_fmt_topology_col(const struct cb_report_task *t, int md, char *out, size_t cap);
 size_t cb_report_count_verdict(const struct cb_report *rp, char v, int sealed);
+
+/* What the run's intervals resample, in words, from its receipts: the
+ * confidence, the outer level (worker processes, or sessions of one
+ * persistent process) with how many of them each cell and order had, the
+ * repeats of a row in each, and the bootstrap's resamples, e.g. "95 % over
+ * 3 worker processes x 9 repeats, 2000 bootstrap resamples" (utf8: "×"). */
+void cb_report_fmt_intervals(const struct cb_report *rp, int utf8, char *out, size_t cap);
+
+/* The run's A/A line (aa.h), from the sealed results of its tasks. */
+void cb_report_fmt_aa(const struct cb_report *rp, char *out, size_t cap);
 
 /* The geometric mean of 1 + effect over the timed tasks whose shown
  * verdict is v (0: every timed task), less 1, in ppm; *n says over how

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aa.h"
 #include "classify.h"
 #include "fsutil.h"
 #include "html.h"
@@ -161,8 +162,32 @@ static void h_cell_compilers(struct cb_buf *b, const json_t *cells)
 	}
 }
 
+/* The header's row of what the intervals resample. */
+static void h_intervals(struct cb_buf *b, const struct cb_report *rp)
+{
+	char line[256];
+
+	cb_report_fmt_intervals(rp, 1, line, sizeof(line));
+	h_fact_open(b, "intervals");
+	cb_html_esc(b, line);
+	cb_buf_adds(b, "</td></tr>\n");
+}
+
+/* The header's A/A row: what identical code gave in this run (aa.h). */
+static void h_aa(struct cb_buf *b, const struct cb_report *rp)
+{
+	char line[CB_AA_LINE_MAX];
+
+	cb_report_fmt_aa(rp, line, sizeof(line));
+	h_fact_open(b, "A/A");
+	cb_buf_adds(b, "<span id=\"aa\">");
+	cb_html_esc(b, line);
+	cb_buf_adds(b, "</span></td></tr>\n");
+}
+
 /* The header: campaign, seal, derived run, sources, device, timer, plugin
- * plan, thresholds, who ran it, and links to the run's own receipts. */
+ * plan, thresholds, the intervals and the A/A line, who ran it, and links
+ * to the run's own receipts. */
 static void h_header(struct cb_buf *b, const struct cb_report *rp)
 {
 	const json_t *doc = rp->cs.doc, *src = json_object_get(doc, "sources"), *th = cb_report_thresholds(rp);
@@ -251,6 +276,8 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 		cb_html_esc(b, cb_json_str(doc, "production_default_policy"));
 	}
 	cb_buf_adds(b, "</td></tr>\n");
+	h_intervals(b, rp);
+	h_aa(b, rp);
 	h_fact_open(b, "run by");
 	cb_buf_adds(b, "caliber ");
 	h_json_inline(b, caliber);

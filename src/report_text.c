@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aa.h"
 #include "classify.h"
 #include "jsonio.h"
 #include "report.h"
@@ -205,6 +206,30 @@ static void put_what_changed(struct cb_buf *b, const struct cb_report *rp, const
 		    s.kernels == 1 ? "" : "s", s.lines, s.lines == 1 ? "" : "s");
 }
 
+/* "intervals: 95 % over 3 worker processes x 9 repeats, ...": what the
+ * intervals resample. */
+static void put_intervals(struct cb_buf *b, const struct cb_report *rp, const char *item, int md)
+{
+	char line[256];
+
+	cb_report_fmt_intervals(rp, md, line, sizeof(line));
+	cb_buf_addf(b, "%sintervals: ", item);
+	if (md)
+		cb_buf_adds(b, line);
+	else
+		put_wrapped(b, strlen("intervals: "), line, 4);
+	cb_buf_adds(b, "\n");
+}
+
+/* The A/A line: what identical code gave in this run (aa.h). */
+static void put_aa(struct cb_buf *b, const struct cb_report *rp, const char *item)
+{
+	char line[CB_AA_LINE_MAX];
+
+	cb_report_fmt_aa(rp, line, sizeof(line));
+	cb_buf_addf(b, "%s%s\n", item, line);
+}
+
 /* The lines above the table: campaign, seal, floor and thresholds, and
  * for a derived run what it re-accounted. */
 static void put_summary_lines(struct cb_buf *b, const struct cb_report *rp, int md)
@@ -237,6 +262,8 @@ static void put_summary_lines(struct cb_buf *b, const struct cb_report *rp, int 
 		put_counts(b, rp, 1, md);
 	}
 	cb_buf_adds(b, "\n");
+	put_intervals(b, rp, item, md);
+	put_aa(b, rp, item);
 	put_geomeans(b, rp, item);
 	put_what_changed(b, rp, item);
 }

@@ -101,8 +101,10 @@ static void progress(struct runner *rn, size_t i, const char *task, const char *
 	fmt_elapsed(now, el, sizeof(el));
 	if (p == CB_PH_CORRECTNESS)
 		snprintf(ph, sizeof(ph), "%s", cb_phase_name(p));
-	else
+	else if (session <= rn->ctx.m->sessions)
 		snprintf(ph, sizeof(ph), "%s s%d/%lld", cb_phase_name(p), session, rn->ctx.m->sessions);
+	else
+		snprintf(ph, sizeof(ph), "%s s%d/%lld added", cb_phase_name(p), session, rn->ctx.m->max_sessions);
 	if (rn->progress == PROGRESS_JSON) {
 		json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:i, s:I}", "event",
 				      outcome ? "cell-done" : "cell-start", "task_index", (json_int_t)i + 1, "tasks",
@@ -241,8 +243,10 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 	if (p == CB_PH_CORRECTNESS)
 		snprintf(what, sizeof(what), "cell %s of task %s (correctness)", cp->cell->name, w->id);
 	else
-		snprintf(what, sizeof(what), "cell %s of task %s (round %s, session %d of %lld)", cp->cell->name,
-			 w->id, cb_phase_name(p), session, rn->ctx.m->sessions);
+		snprintf(what, sizeof(what), "cell %s of task %s (round %s, session %d of %lld%s)", cp->cell->name,
+			 w->id, cb_phase_name(p), session,
+			 session <= rn->ctx.m->sessions ? rn->ctx.m->sessions : rn->ctx.m->max_sessions,
+			 session <= rn->ctx.m->sessions ? "" : ", added");
 	need = cell_estimate(rn, w, p, &basis);
 	if (!fits(rn, need, basis, what))
 		return 1;
@@ -267,28 +271,109 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 	return rc;
 }
 
-/* Run round p of one task: timer.sessions sessions of every cell,
- * interleaved (cells in manifest order for round a, reversed for round b,
- * then again), so that slow drift of the device spreads over all cells. A
- * cell whose session did not pass runs no later session of the round (its
- * task is X already). Returns as run_cell. */
-static int run_round(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
-		     enum cb_phase p, const char *task_dir, struct cb_err *err)
+/* Session s of round p in every cell, in the round's order (manifest
+ * order for round a, reversed for round b). A cell whose session did not
+ * pass (failed[c]) runs no later session of the round (its task is X
+ * already). Returns as run_cell. */
+static int run_session(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
+		       enum cb_phase p, int s, const char *task_dir, int failed[CB_NROLES], struct cb_err *err)
 {
-	int failed[CB_NROLES] = { 0 }, s, k, rc;
+	int k, rc;
+
+	for (k = 0; k < CB_NROLES; k++) {
+		int c = p == CB_PH_ROUND_B ? CB_NROLES - 1 - k : k;
+		enum cb_outcome o;
+
+		if (failed[c])
+			continue;
+		if ((rc = run_cell(rn, i, task, w, c, p, s, task_dir, &o, err)) != 0)
+			return rc;
+		failed[c] = o != CB_OUT_PASSED;
+	}
+	return 0;
+}
+
+/* After the timer.sessions sessions of round p: while its order is
+ * undecided (cb_order_undecided: the candidate's interval straddles a
+ * stable gain or regression, or the A/A band is wide against the
+ * thresholds), one more session of every cell, interleaved as the round's,
+ * up to timer.max_sessions, as Chromium's Pinpoint adds attempts before it
+ * calls a difference unknown; by default each adds a worker process per
+ * cell, the level that varies. Nothing is added past the deadline (the
+ * round ends as it stands), nor after a cell's session did not pass.
+ * *record gets what happened, for the task receipt's order (docs/formats.md,
+ * "adaptive"): each session added and why, and why no more was. Returns as
+ * run_cell. */
+static int adapt_round(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
+		       enum cb_phase p, const char *task_dir, int failed[CB_NROLES], json_t **record,
+		       struct cb_err *err)
+{
+	const struct cb_manifest *m = rn->ctx.m;
+	const int o = p == CB_PH_ROUND_B ? CB_ORDER_B : CB_ORDER_A;
+	json_t *added = json_array();
+	char why[512], ended[1024], what[256];
+	int s, k, rc = 0;
+
+	for (s = (int)m->sessions;; s++) {
+		struct cb_task_account acc;
+		enum basis basis;
+		long long need;
+		int undecided;
+
+		for (k = 0; k < CB_NROLES && !failed[k]; k++)
+			;
+		if (k < CB_NROLES) {
+			snprintf(ended, sizeof(ended), "after %d sessions: a session of cell %s did not pass", s,
+				 m->cells[k].name);
+			break;
+		}
+		if (cb_task_account(task_dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0) {
+			rc = -1;
+			break;
+		}
+		undecided = cb_order_undecided(&acc.f, o, why, sizeof(why));
+		cb_task_account_release(&acc);
+		if (!undecided) {
+			snprintf(ended, sizeof(ended), "decided after %d sessions", s);
+			break;
+		}
+		if (s >= m->max_sessions) {
+			snprintf(ended, sizeof(ended), "timer.max_sessions (%lld) reached: %s", m->max_sessions, why);
+			break;
+		}
+		snprintf(what, sizeof(what), "an added session %d of round %s of task %s", s + 1, cb_phase_name(p), w->id);
+		need = CB_NROLES * cell_estimate(rn, w, p, &basis);
+		if (!fits(rn, need, basis, what)) {
+			snprintf(ended, sizeof(ended), "after %d sessions, not added: %s", s, rn->stop);
+			rn->stop[0] = '\0';
+			break;
+		}
+		snprintf(ended, sizeof(ended), "after %d sessions: %s", s, why);
+		json_array_append_new(added, json_pack("{s:i, s:s}", "session", s + 1, "why", ended));
+		if ((rc = run_session(rn, i, task, w, p, s + 1, task_dir, failed, err)) != 0)
+			break;
+	}
+	if (rc == 0)
+		*record = json_pack("{s:I, s:I, s:o, s:s}", "planned", (json_int_t)m->sessions, "max",
+				    (json_int_t)m->max_sessions, "added", added, "ended", ended);
+	else
+		json_decref(added);
+	return rc;
+}
+
+/* Run round p of one task: timer.sessions sessions of every cell,
+ * interleaved (cells in the round's order, then again), so that slow drift
+ * of the device spreads over all cells, then more while the round is
+ * undecided (adapt_round, which fills *record). Returns as run_cell. */
+static int run_round(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
+		     enum cb_phase p, const char *task_dir, json_t **record, struct cb_err *err)
+{
+	int failed[CB_NROLES] = { 0 }, s, rc;
 
 	for (s = 1; s <= rn->ctx.m->sessions; s++)
-		for (k = 0; k < CB_NROLES; k++) {
-			int c = p == CB_PH_ROUND_B ? CB_NROLES - 1 - k : k;
-			enum cb_outcome o;
-
-			if (failed[c])
-				continue;
-			if ((rc = run_cell(rn, i, task, w, c, p, s, task_dir, &o, err)) != 0)
-				return rc;
-			failed[c] = o != CB_OUT_PASSED;
-		}
-	return 0;
+		if ((rc = run_session(rn, i, task, w, p, s, task_dir, failed, err)) != 0)
+			return rc;
+	return adapt_round(rn, i, task, w, p, task_dir, failed, record, err);
 }
 
 /* Whether the whole of task w (correctness and round a in every cell;
@@ -317,7 +402,7 @@ static int wants_round_b(struct runner *rn, const struct cb_workload *w, const c
 	struct cb_task_account acc;
 	int want;
 
-	if (cb_task_account(task_dir, w->id, m, m->launch_floor, NULL, &acc, err) < 0)
+	if (cb_task_account(task_dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
 		return -1;
 	want = !acc.f.harness_code &&
 	       ((acc.f.joinable && cb_topology_reduced(&acc.f)) || cb_order_stability(&acc.f, CB_ORDER_A) != 0);
@@ -338,7 +423,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	long long t0 = cb_mono_ms();
 	struct cb_task_account acc;
 	enum cb_outcome o;
-	json_t *extra = NULL;
+	json_t *extra = NULL, *adapted[CB_NORDERS] = { NULL, NULL };
 	int c, p, rc = -1;
 
 	for (p = 0; p < CB_NPHASES; p++)
@@ -353,17 +438,21 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	for (c = 0; c < CB_NROLES; c++)
 		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, 1, dir, &o, err)) != 0)
 			goto out;
-	if ((rc = run_round(rn, i, task, w, CB_PH_ROUND_A, dir, err)) != 0)
+	if ((rc = run_round(rn, i, task, w, CB_PH_ROUND_A, dir, &adapted[CB_ORDER_A], err)) != 0)
 		goto out;
 	if ((rc = wants_round_b(rn, w, dir, err)) < 0)
 		goto out;
-	if (rc && (rc = run_round(rn, i, task, w, CB_PH_ROUND_B, dir, err)) != 0)
+	if (rc && (rc = run_round(rn, i, task, w, CB_PH_ROUND_B, dir, &adapted[CB_ORDER_B], err)) != 0)
 		goto out;
 	rc = -1;
 	cb_now_utc(finished);
-	extra = json_pack("{s:s, s:s, s:I}", "started", started, "finished", finished, "wall_ns",
-			  (json_int_t)(cb_mono_ms() - t0) * 1000000);
-	if (cb_task_account(dir, w->id, m, m->launch_floor, NULL, &acc, err) < 0)
+	extra = json_pack("{s:s, s:s, s:I, s:{}}", "started", started, "finished", finished, "wall_ns",
+			  (json_int_t)(cb_mono_ms() - t0) * 1000000, "orders");
+	for (c = 0; extra && c < CB_NORDERS; c++)
+		if (adapted[c])
+			json_object_set_new(json_object_get(extra, "orders"), c == CB_ORDER_A ? "a" : "b",
+					    json_pack("{s:O}", "adaptive", adapted[c]));
+	if (cb_task_account(dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
 		goto out;
 	rc = cb_task_receipt_write(dir, (size_t)cb_json_int(task, "index", (json_int_t)i), w->op, m, m->launch_floor,
 				   &acc, extra, res, err);
@@ -381,6 +470,8 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	rc = 0;
 out:
 	json_decref(extra);
+	json_decref(adapted[CB_ORDER_A]);
+	json_decref(adapted[CB_ORDER_B]);
 	free(dir);
 	return rc;
 }
@@ -556,7 +647,7 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 }
 
 /* The manifest's timer for the campaign receipt, which holds no reals:
- * throttle_floor as throttle_floor_ppm, sessions as run. */
+ * throttle_floor as throttle_floor_ppm, sessions and max_sessions as run. */
 static json_t *timer_json(const struct cb_manifest *m)
 {
 	json_t *t = json_deep_copy(json_object_get(m->doc, "timer"));
@@ -564,6 +655,7 @@ static json_t *timer_json(const struct cb_manifest *m)
 	json_object_del(t, "throttle_floor");
 	json_object_set_new(t, "throttle_floor_ppm", json_integer(cb_ppm(m->throttle_floor)));
 	json_object_set_new(t, "sessions", json_integer(m->sessions));
+	json_object_set_new(t, "max_sessions", json_integer(m->max_sessions));
 	return t;
 }
 
@@ -664,6 +756,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	json_object_set_new(j, "device", json_pack("{s:s, s:s, s:O}", "backend", rn->ctx.backend->name,
 		rn->ctx.backend->visibility_env, rn->ctx.device, "manifest", json_object_get(m->doc, "device")));
 	json_object_set_new(j, "timer", timer_json(m));
+	json_object_set_new(j, "bootstrap", json_pack("{s:i}", "resamples", CB_BOOTSTRAP_RESAMPLES));
 	json_object_set_new(j, "plan", plan);
 	json_object_set_new(j, "worker", worker_json(&rn->ctx));
 	json_object_set_new(j, "preflight", json_incref(pf->results));

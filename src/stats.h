@@ -49,7 +49,14 @@ struct cb_speedup {
 	size_t nrows;
 };
 
+/* The resamples of every bootstrap a campaign computes, recorded in its
+ * receipts (campaign.json "bootstrap", each timed order of task.json). */
 #define CB_BOOTSTRAP_RESAMPLES 2000
+/* What runs sealed before the receipts recorded it used: a receipt
+ * without the number is read as this, whatever campaigns use now. */
+#define CB_BOOTSTRAP_RESAMPLES_UNRECORDED 2000
+/* The most resamples a receipt may ask a re-accounting for. */
+#define CB_BOOTSTRAP_RESAMPLES_MAX 1000000
 
 /* Point estimate and bootstrap interval of `other` against `base`, as
  * docs/formats.md, "Statistics", defines them; rows[r] names row r in

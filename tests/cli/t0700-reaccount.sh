@@ -101,6 +101,50 @@ test_expect_success 'a cell receipt that is not what caliber writes is named wit
 	expect_refusal 1 want $CALIBER reaccount run --floor 0 --output out && test ! -e out
 '
 
+# python3 -c "$set_resamples" RUN CAMP TASK: bootstrap.resamples of RUN's
+# campaign receipt set to CAMP and resamples of every timed order of its
+# task receipts to TASK ("absent": taken out), for the run to be sealed
+# again.
+set_resamples='
+import glob, json, os, sys
+run, camp, task = sys.argv[1:4]
+def put(obj, key, value):
+    if value == "absent":
+        obj.pop(key, None)
+    else:
+        obj[key] = int(value)
+def rewrite(path, change):
+    with open(path) as f:
+        j = json.load(f)
+    change(j)
+    os.chmod(path, 0o644)
+    with open(path, "w") as f:
+        f.write(json.dumps(j, indent=2, sort_keys=True) + "\n")
+rewrite(run + "/campaign.json", lambda j: put(j, "bootstrap", "absent") if camp == "absent" else put(j.setdefault("bootstrap", {}), "resamples", camp))
+for path in glob.glob(run + "/tasks/*/task.json"):
+    rewrite(path, lambda j: [put(o, "resamples", task) for o in j["orders"].values() if o["present"]])
+'
+export set_resamples
+
+test_expect_success 'the bootstrap resamples come from the receipts: unrecorded is the old default, 2000; another number is used and must agree' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
+	python3 -c "import json, sys; o = json.load(open(sys.argv[1]))[\"orders\"][\"a\"]; assert o[\"resamples\"] == 2000, o" \
+		run/tasks/softmax_rows/task.json &&
+	chmod -R u+w run && rm run/SHA256SUMS && python3 -c "$set_resamples" run absent absent && "$CALIBER_TOOLS/cbtest" seal run &&
+	$CALIBER reaccount run --floor 1 --output d1 >out && grep -q "^equivalence: holds" out &&
+	grep -v "^," run/matrix.csv >want && grep -v "^," d1/matrix.csv >got && cmp want got &&
+	chmod -R u+w run && rm run/SHA256SUMS && python3 -c "$set_resamples" run 500 500 && "$CALIBER_TOOLS/cbtest" seal run &&
+	$CALIBER reaccount run --floor 1 --output d500 >out && grep -q "^equivalence: holds" out &&
+	grep -v "^," d500/matrix.csv >got && ! cmp -s want got &&
+	cut -d, -f1-7 want >w7 && cut -d, -f1-7 got >g7 && cmp w7 g7 &&
+	chmod -R u+w run && rm run/SHA256SUMS && python3 -c "$set_resamples" run 500 absent && "$CALIBER_TOOLS/cbtest" seal run &&
+	printf "%s\n" "caliber: reaccount: $PWD/run: equivalence fails at the run'"'"'s own floor 1: task softmax_rows: round a was sealed with 2000 bootstrap resamples, the campaign receipt says 500" >want &&
+	expect_refusal 1 want $CALIBER reaccount run --floor 1 --output x && test ! -e x &&
+	chmod -R u+w run && rm run/SHA256SUMS && python3 -c "$set_resamples" run 0 absent && "$CALIBER_TOOLS/cbtest" seal run &&
+	printf "%s\n" "caliber: reaccount: $PWD/run/campaign.json: bootstrap.resamples: must be an integer from 1 to 1000000" >want &&
+	expect_refusal 1 want $CALIBER reaccount run --floor 1 --output x && test ! -e x
+'
+
 test_expect_success 'a missing --floor is a usage error' '
 	printf "caliber: reaccount: --floor N (>= 0) and --output DIR are required\n" >want &&
 	expect_refusal 2 want $CALIBER reaccount run --output out

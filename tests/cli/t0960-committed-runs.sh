@@ -2,7 +2,9 @@
 # Every run committed under campaigns/ is a receipt someone will re-check
 # without a GPU: its seal holds, and re-accounting it at its own launch floor
 # reproduces every sealed count and verdict with today's classifier (the
-# reason text may word the A/A band as today's caliber does).
+# reason text may word the A/A band as today's caliber does). Its A/A line,
+# which runs sealed before it lack, is written by the derived matrix and the
+# report alike, and bench/aa_table.py (bench/RESULTS.md) counts the same.
 . "$(dirname "$0")/lib.sh"
 
 for run in "$CALIBER_ROOT"/campaigns/*/runs/*/; do
@@ -16,8 +18,12 @@ for run in "$CALIBER_ROOT"/campaigns/*/runs/*/; do
 		$CALIBER reaccount "$run" --floor "$floor" -o derived >out &&
 		grep -q "^equivalence: holds" out &&
 		grep -q " 0 of [0-9]* tasks changed verdict" out &&
-		cut -d, -f1-17 "$run/matrix.csv" >want && cut -d, -f1-17 derived/matrix.csv >got &&
-		cmp want got
+		grep -v "^,,,aa-summary," "$run/matrix.csv" | cut -d, -f1-17 >want &&
+		grep -v "^,,,aa-summary," derived/matrix.csv | cut -d, -f1-17 >got && cmp want got &&
+		python3 "$CALIBER_ROOT/bench/aa_table.py" --line "$run" >want &&
+		grep "^,,,aa-summary," derived/matrix.csv | sed "s/^,,,aa-summary,,,,,,,,,,,,,,//" | tr -d "\r" >got && cmp want got &&
+		$CALIBER report "$run" | grep "^A/A: " >got && cmp want got &&
+		tail -1 derived/matrix.md >got && cmp want got
 	'
 done
 

@@ -197,8 +197,11 @@ refusal '--run on a sealed run is a usage error' 'true' \
 test_expect_success 'runs/all at a glance: sorted by verdict and effect, the geometric means, what changed and where' '
 	run="$CALIBER_ROOT/campaigns/demo-h200/runs/all" &&
 	$CALIBER report "$run" >out &&
-	sed -n 5,6p out >head &&
-	printf "%s\n" "speedup, geometric mean over the timed orders: 32 tasks +21.74%; the 5 G tasks +251.57%" \
+	sed -n 5,9p out >head &&
+	printf "%s\n" "intervals: 95 % over 1 session of one worker process x 9 repeats, 2000 bootstrap resamples (the" \
+		"    process is not sampled)" \
+		"A/A: 21 of 37 control-vs-baseline intervals exclude zero (nominal 5 %)" \
+		"speedup, geometric mean over the timed orders: 32 tasks +21.74%; the 5 G tasks +251.57%" \
 		"what changed: 5 tasks lost converts, 0 gained: 10 removed, 0 added in 5 kernels at 10 source lines" >want &&
 	cmp want head &&
 	sed -n "/^task /,/^\$/p" out | sed -n "2,6p" | cut -c1-20 | tr -s " " >g &&
@@ -212,6 +215,8 @@ test_expect_success 'runs/all at a glance: sorted by verdict and effect, the geo
 	grep -qF "| matmul | **G** stable-gain | 3/3/1 | +321.12% [+320.54%, +333.04%] | +291.76% [+275.93%, +303.84%] | graph | 927.86 / 926.44 / 227.92<br>121.39 / 121.26 / 25.96<br>470.77 / 470.49 / 119.99 |" md &&
 	$CALIBER report "$run" -o r.html >/dev/null &&
 	test "$(grep -c "<tr class=\"changed\" data-task=" r.html)" -eq 10 &&
+	grep -qF "<tr><th>A/A</th><td><span id=\"aa\">A/A: 21 of 37 control-vs-baseline intervals exclude zero (nominal 5 %)</span></td></tr>" r.html &&
+	grep -qF "<tr><th>intervals</th><td>95 % over 1 session of one worker process × 9 repeats, 2000 bootstrap resamples (the process is not sampled)</td></tr>" r.html &&
 	grep -q "<td><code>ops/caliber_ops/matmul.py:47</code></td>" r.html &&
 	grep -q "href=\"[^\"]*/runs/all/tasks/matmul/cells/a-candidate/ir/SZLO7ZG5HLOI46USLEK2JY5YA5JPTJ4ANABEHQ4S2EMWRNDPEODQ/_matmul_kernel.ttgir\">candidate</a>" r.html &&
 	python3 "$check" links r.html >/dev/null

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""tests/device/aa_manifest.py PINNED OUT [GAIN]: the A/A campaign of a
-pinned demo manifest (tests/device/pin.sh): the candidate cell gets the
-baseline's environment, so that all three cells compile the same code and
-every interval of the campaign compares identical cells; thresholds
-gain = GAIN (default 0.01) and regression = -GAIN; every workload canary,
+"""tests/device/aa_manifest.py PINNED OUT [GAIN [MAX_SESSIONS]]: the A/A
+campaign of a pinned demo manifest (tests/device/pin.sh): the candidate
+cell gets the baseline's environment, so that all three cells compile the
+same code and every interval of the campaign compares identical cells;
+thresholds gain = GAIN (default 0.01) and regression = -GAIN; with
+MAX_SESSIONS, timer.max_sessions (rounds still undecided after
+timer.sessions get more sessions, up to that many); every workload canary,
 so that one `caliber run` of the canary selection covers all of them.
 The campaign id gains "-aa"."""
 import json
@@ -22,6 +24,8 @@ def main():
             c["env"] = dict(base["env"])
     m["thresholds"]["gain"] = gain
     m["thresholds"]["regression"] = -gain
+    if len(sys.argv) > 4:
+        m["timer"]["max_sessions"] = int(sys.argv[4])
     m["workloads"] = [dict(w, canary=True) for w in m["workloads"]]
     with open(out, "w") as f:
         json.dump(m, f, indent=2)

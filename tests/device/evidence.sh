@@ -6,10 +6,12 @@
 # now. Steps, in the order given:
 #   canary  the demo manifest's canary selection
 #   all     --selection all, gated by WORK/run-canary
-#   aa      the A/A campaign of every workload (tests/device/aa_manifest.py)
+#   aa      the A/A campaign of every workload (tests/device/aa_manifest.py,
+#           thresholds +-AA_GAIN, default 0.01; timer.max_sessions
+#           AA_MAX_SESSIONS when set)
 # A step whose run is sealed is skipped; one left unsealed by an earlier
 # call is resumed. Each run ends packed as WORK/run-<step>.tgz, with its
-# log in WORK/<step>.log.
+# log in WORK/<step>.log; its A/A line is printed.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$1 seconds=$2
@@ -18,7 +20,8 @@ cd "$root"
 deadline=$(date -u -d "@$(($(date +%s) + seconds))" +%Y-%m-%dT%H:%M:%SZ)
 mkdir -p "$work"
 [ -f "$work/demo.json" ] || tests/device/pin.sh campaigns/demo-h200/manifest.in.json "$work/demo.json"
-[ -f "$work/aa.json" ] || python3 tests/device/aa_manifest.py "$work/demo.json" "$work/aa.json"
+[ -f "$work/aa.json" ] || python3 tests/device/aa_manifest.py "$work/demo.json" "$work/aa.json" "${AA_GAIN:-0.01}" \
+	${AA_MAX_SESSIONS:+"$AA_MAX_SESSIONS"}
 triton=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))')
 rc=0
 for step in "$@"; do
@@ -46,6 +49,7 @@ for step in "$@"; do
 	set -e
 	echo "evidence: $step: exit $rc after $(($(date +%s) - s)) s"
 	tail -3 "$work/$step.log"
+	[ $rc -ne 0 ] || ./caliber report "$run" | grep "^A/A: " || true
 	tar -C "$work" -czf "$work/run-$step.tgz" "run-$step"
 	[ $rc -eq 0 ] || break
 done

@@ -254,7 +254,7 @@ static int build(const char *spec_path, const char *root, int finish, struct cb_
 		}
 		if (finish) {
 			struct cb_task_account acc;
-			int wrc = cb_task_account(tdir, id, &m, m.launch_floor, NULL, &acc, err);
+			int wrc = cb_task_account(tdir, id, &m, m.launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err);
 			if (wrc == 0)
 				wrc = cb_task_receipt_write(tdir, i, cb_json_str(t, "op") ? cb_json_str(t, "op") : id, &m,
 							    m.launch_floor, &acc, NULL, &res[i], err);

@@ -3,7 +3,8 @@
  * (default all 1), joinable (default true), topology [b, c, k], orders a and
  * b as [point, lo, hi, aa, aa_lo, aa_hi] or null, harness [code, reason],
  * gain and regression (default 0.05 / -0.03); expect [verdict, code], and
- * optionally reason_has, a phrase the reason must contain. */
+ * optionally reason_has, a phrase the reason must contain. The cases of
+ * "undecided" check cb_order_undecided on order a. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,6 +80,25 @@ static void golden_case(void **state)
 	cb_facts_release(&f);
 }
 
+/* One case of "undecided" (cases.json): whether round a is undecided, and
+ * why. */
+static void undecided_case(void **state)
+{
+	const json_t *c = *state, *expect = json_object_get(c, "expect");
+	const char *name = json_string_value(json_object_get(c, "name"));
+	struct cb_facts f;
+	char why[512] = "";
+	int rc;
+
+	facts_from_case(c, &f);
+	rc = cb_order_undecided(&f, CB_ORDER_A, why, sizeof(why));
+	if (json_is_null(expect) && rc != 0)
+		fail_msg("%s: undecided: %s", name, why);
+	if (json_is_string(expect) && (rc != 1 || !strstr(why, json_string_value(expect))))
+		fail_msg("%s: got %d '%s', expected '%s'", name, rc, why, json_string_value(expect));
+	cb_facts_release(&f);
+}
+
 /* The reason carries the figures behind a G: topology and both intervals. */
 static void reason_has_figures(void **state)
 {
@@ -127,11 +147,16 @@ int main(void)
 	}
 	list = json_object_get(cases, "cases");
 	n = json_array_size(list);
-	tests = calloc(n + 1, sizeof(*tests));
+	tests = calloc(n + json_array_size(json_object_get(cases, "undecided")) + 1, sizeof(*tests));
 	json_array_foreach(list, i, c) {
 		tests[i].name = json_string_value(json_object_get(c, "name"));
 		tests[i].test_func = golden_case;
 		tests[i].initial_state = (void *)c;
+	}
+	json_array_foreach(json_object_get(cases, "undecided"), i, c) {
+		tests[n].name = json_string_value(json_object_get(c, "name"));
+		tests[n].test_func = undecided_case;
+		tests[n++].initial_state = (void *)c;
 	}
 	tests[n].name = "reason_has_figures";
 	tests[n].test_func = reason_has_figures;

@@ -1,6 +1,7 @@
 /* test_receipt.c: the receipt readers refuse what is not a receipt, each
  * with its exact message (tests/bad/receipts/expected.tsv); the good task
- * receipt reads back; percentages are formatted from ppm exactly. */
+ * receipt reads back; percentages and shares are formatted from ppm
+ * exactly; the A/A line counts what it says (aa.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aa.h"
 #include "receipt.h"
 #include "tlib.h"
 
@@ -70,6 +72,50 @@ static void percent_from_ppm(void **state)
 	}
 }
 
+static void share_from_ppm(void **state)
+{
+	static const struct { long long ppm; const char *want; } cases[] = {
+		{ 50000, "5 %" }, { 950000, "95 %" }, { 25000, "2.5 %" }, { 1300, "0.13 %" }, { 0, "0 %" },
+		{ 49, "0 %" }, { 50, "0.01 %" }, { 1000000, "100 %" },
+	};
+	char out[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cb_fmt_share(cases[i].ppm, out, sizeof(out));
+		assert_string_equal(out, cases[i].want);
+	}
+}
+
+/* An interval excludes zero when it lies wholly above or below it: a bound
+ * at zero does not; an order without an interval is not counted. */
+static void aa_line_counts_intervals_that_exclude_zero(void **state)
+{
+	struct cb_task_result res[3];
+	struct cb_aa_count c;
+	char line[CB_AA_LINE_MAX];
+
+	(void)state;
+	memset(res, 0, sizeof(res));
+	res[0].confidence_ppm = res[1].confidence_ppm = res[2].confidence_ppm = 950000;
+	res[0].present[CB_ORDER_A] = 1, res[0].aa_lo_ppm[CB_ORDER_A] = 1, res[0].aa_hi_ppm[CB_ORDER_A] = 900;
+	res[0].present[CB_ORDER_B] = 1, res[0].aa_lo_ppm[CB_ORDER_B] = 0, res[0].aa_hi_ppm[CB_ORDER_B] = 900;
+	res[1].present[CB_ORDER_A] = 1, res[1].aa_lo_ppm[CB_ORDER_A] = -900, res[1].aa_hi_ppm[CB_ORDER_A] = -1;
+	res[1].present[CB_ORDER_B] = 0, res[1].aa_lo_ppm[CB_ORDER_B] = 5, res[1].aa_hi_ppm[CB_ORDER_B] = 9;
+	res[2].present[CB_ORDER_A] = 1, res[2].aa_lo_ppm[CB_ORDER_A] = -900, res[2].aa_hi_ppm[CB_ORDER_A] = 0;
+	cb_aa_count(res, 3, &c);
+	assert_int_equal(c.excluding, 2);
+	assert_int_equal(c.intervals, 4);
+	cb_aa_line(&c, line, sizeof(line));
+	assert_string_equal(line, "A/A: 2 of 4 control-vs-baseline intervals exclude zero (nominal 5 %)");
+	res[0].confidence_ppm = 975000;
+	cb_aa_line_of(res, 1, line, sizeof(line));
+	assert_string_equal(line, "A/A: 1 of 2 control-vs-baseline intervals exclude zero (nominal 2.5 %)");
+	cb_aa_line_of(res, 0, line, sizeof(line));
+	assert_string_equal(line, "A/A: 0 of 0 control-vs-baseline intervals exclude zero (nominal 0 %)");
+}
+
 int main(void)
 {
 	size_t len, n = 0;
@@ -89,6 +135,8 @@ int main(void)
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(good_task_reads_back);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(percent_from_ppm);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(share_from_ppm);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(aa_line_counts_intervals_that_exclude_zero);
 	rc = _cmocka_run_group_tests("receipt", tests, n, NULL, NULL);
 	free(tsv);
 	return rc;

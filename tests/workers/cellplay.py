@@ -56,6 +56,11 @@ spoiled, for --resume to finish.
 builds.py (its own docstring) serves campaigns of two compiler builds: what a
 cell compiles comes from the stand-in compiler it imports, not from its role.
 
+offsets.py DATA SEED PROC_PPM REP_PPM (its own docstring) serves A/A campaigns
+whose worker processes each carry a random offset fixed for their life, as the
+H200's do: the fresh processes of the default worker mode sample it, a
+persistent process's sessions share it.
+
 Like the real worker session (caliber_pytest.session) they serve each request
 from the cell's private working directory CALIBER_WORK_DIR, so a relative path
 in a request would be resolved against the wrong folder, as it would be there;
@@ -85,9 +90,10 @@ def samples(ns, n, row, session=1):
     return [ns * (1 + row) + ns * (2 * k - (n - 1)) // (1000 * max(n - 1, 1)) for k in range(n)]
 
 
-def write_cell(cell_dir, spec, role, phase, repeats, rows, session=1):
+def write_cell(cell_dir, spec, role, phase, repeats, rows, session=1, sampler=samples):
     """The outputs of one benchmark cell, as the plugins write them: a later
-    session of a round writes the launch index but no IR, as ir_meta does."""
+    session of a round writes the launch index but no IR, as ir_meta does.
+    sampler(ns, n, row, session) gives a row's samples (default: samples)."""
     variants = spec["candidate" if role == "candidate" else "baseline"]
     ir = os.path.join(cell_dir, "ir")
     os.makedirs(ir, exist_ok=True)
@@ -104,15 +110,15 @@ def write_cell(cell_dir, spec, role, phase, repeats, rows, session=1):
             json.dump({"name": v["kernel"], "hash": v["variant"].lower()}, f)
     with open(os.path.join(ir, "index.tsv"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    write_timing(cell_dir, spec["ns"][role], repeats, rows, session)
+    write_timing(cell_dir, spec["ns"][role], repeats, rows, session, sampler)
 
 
-def write_timing(cell_dir, ns, repeats, rows, session):
+def write_timing(cell_dir, ns, repeats, rows, session, sampler=samples):
     """timing.jsonl of one benchmark cell: rows timed around ns."""
     with open(os.path.join(cell_dir, "timing.jsonl"), "w") as f:
         for r in range(rows):
             f.write(json.dumps({"row": f"benchmark/test_ops.py::test_perf[float16]|r{r}",
-                                "samples_ns": samples(ns, repeats, r, session), "timer": "direct",
+                                "samples_ns": sampler(ns, repeats, r, session), "timer": "direct",
                                 "timer_reason": "backend has no graph capture", "n_calls": 10,
                                 "clocks": {"before": None, "after": None}}, sort_keys=True) + "\n")
 
