@@ -207,8 +207,10 @@ struct cb_expectation cb_task_expect(const struct cb_history *h, const struct cb
 	}
 	if (s && s->ntasks && s->budget_s > 0 && budget >= 0) {
 		/* In double: a product of two budgets may pass LLONG_MAX, and a
-		 * planning figure needs no more than its 53 bits. */
-		e.ms = (long long)((double)s->wall_ms * (double)budget / (double)s->budget_s);
+		 * planning figure needs no more than its 53 bits; held at
+		 * LLONG_MAX, as budgets are. */
+		double ms = (double)s->wall_ms * (double)budget / (double)s->budget_s;
+		e.ms = ms >= (double)LLONG_MAX ? LLONG_MAX : (long long)ms;
 		e.basis = CB_EXPECT_SO_FAR;
 		e.so_far = *s;
 	}

@@ -140,9 +140,8 @@ static void print_over_limit(const json_t *mx, const struct cb_history *h, long 
 		       ph[CB_PH_CORRECTNESS], ph[CB_PH_ROUND_A], ph[CB_PH_ROUND_B]);
 	}
 	if (over)
-		printf("prepare: narrow %s correctness (workloads[].correctness node_ids or k, with a reason) or"
-		       " give %s more time; nothing is narrowed for you\n", over == 1 ? "its" : "their",
-		       over == 1 ? "it" : "them");
+		printf("prepare: where correctness is where the time goes, narrow it (workloads[].correctness node_ids"
+		       " or k, with a reason); caliber narrows nothing itself\n");
 	if (unknown)
 		printf("prepare: %zu task%s no expected time to check (see 'expected from')\n", unknown,
 		       unknown == 1 ? " has" : "s have");
