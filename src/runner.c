@@ -163,7 +163,6 @@ static int add_warmup_next(struct runner *rn, size_t i, int c, enum cb_phase p, 
 		for (n = i + 1; n < rn->ntasks && rn->done[n]; n++)
 			;
 	task = json_array_get(rn->tasks, n);
-
 	if (!rn->ctx.warmup_ahead || !task || (p != CB_PH_CORRECTNESS && session != rn->ctx.m->sessions))
 		return 0;
 	w = &rn->ctx.m->workloads[cb_json_int(task, "workload", 0)];

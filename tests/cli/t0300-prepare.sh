@@ -170,5 +170,7 @@ test_expect_success 'prepare refuses a --history of another campaign or whose se
 	printf '%s\n' 'caliber: prepare: --max-task-s: expected a number of seconds from 1 to 9223372036854775, got 0' >want &&
 	expect_refusal 2 want \$CALIBER prepare \"\$ex\" --inventory-dir \"\$golden/inventory\" --dry-run --history hist --max-task-s 0 &&
 	expect_refusal 2 want \$CALIBER prepare \"\$ex\" --inventory-dir \"\$golden/inventory\" --output-root out --history hist --max-task-s 0 &&
-	test ! -e out
+	test ! -e out &&
+	\$CALIBER prepare --help >help && grep -q -- '--max-task-s S  *with --history: name the tasks expected to take over S' help &&
+	grep -q 'what each task is expected to take beside its budget' help
 "

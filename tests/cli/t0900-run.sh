@@ -325,7 +325,9 @@ test_expect_success 'a --history of another campaign, unsealed or altered, is re
 	sed -i "s/\"wall_ns\": 1000000000/\"wall_ns\": 1/" altered/tasks/gain/task.json &&
 	printf "caliber: run: --history: @CWD@/altered: seal does not hold: changed: tasks/gain/task.json\n" >want &&
 	expect_refusal 1 want run canary out --worker "python3 $W/replay.py $D" --history altered &&
-	test ! -e out
+	test ! -e out &&
+	$CALIBER run --help >help && grep -q -- "--history RUN  *plan the deadline by the times of this sealed run" help &&
+	grep -q "plan by what work is expected" help
 '
 
 if command -v script >/dev/null 2>&1; then
