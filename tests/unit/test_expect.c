@@ -23,6 +23,7 @@
 #include "fsutil.h"
 #include "jsonio.h"
 #include "runroot.h"
+#include "seal.h"
 #include "tlib.h"
 
 static char *build_history(void)
@@ -223,6 +224,38 @@ static void a_history_of_another_campaign_or_unsealed_is_refused(void **state)
 	free(root);
 }
 
+/* A sealed history whose campaign receipt names a task by a path, not a
+ * name, is refused (by the receipt's own check): the name would lead the
+ * reader out of tasks/. */
+static void a_history_task_that_is_no_name_is_refused(void **state)
+{
+	char *root = build_history(), *camp = cb_path_join(root, "campaign.json"), *sums = cb_path_join(root, "SHA256SUMS");
+	char *seal = cb_path_join(root, "SEAL"), want[1024];
+	struct cb_history h;
+	struct cb_err err = CB_ERR_INIT;
+	json_t *j;
+
+	(void)state;
+	assert_non_null(j = cb_json_load_file(camp, &err));
+	json_object_set_new(json_array_get(json_object_get(j, "tasks"), 0), "id", json_string("../../x"));
+	assert_int_equal(chmod(root, 0755), 0);
+	assert_int_equal(unlink(camp), 0);
+	assert_int_equal(unlink(sums), 0);
+	assert_int_equal(unlink(seal), 0);
+	assert_int_equal(cb_json_write_atomic(camp, j, 0644, &err), 0);
+	assert_int_equal(cb_seal(root, &err), 0);
+	assert_int_equal(cb_history_load(root, "example-rlc", "--history", &h, &err), -1);
+	snprintf(want, sizeof(want),
+		 "--history: %s/campaign.json: tasks[0].id: '../../x' is not a task id ([A-Za-z0-9._-], not starting"
+		 " with '.' or '-', at most 128 characters)", root);
+	assert_string_equal(err.msg, want);
+	json_decref(j);
+	free(camp);
+	free(sums);
+	free(seal);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +265,7 @@ int main(void)
 		cmocka_unit_test(each_basis_says_what_it_rests_on),
 		cmocka_unit_test(durations_are_written_as_run_writes_them),
 		cmocka_unit_test(a_history_of_another_campaign_or_unsealed_is_refused),
+		cmocka_unit_test(a_history_task_that_is_no_name_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
