@@ -105,6 +105,7 @@ static void child_argv(const struct cb_run_opts *o, const char *self, const stru
 	if (o->worker) { av[n++] = "--worker"; av[n++] = o->worker; }
 	if (o->backends) { av[n++] = "--backends"; av[n++] = o->backends; }
 	if (o->deadline) { av[n++] = "--deadline"; av[n++] = o->deadline; }
+	if (o->history) { av[n++] = "--history"; av[n++] = o->history; }
 	if (o->stop_after) {
 		snprintf(stop_after, cap, "%lld", o->stop_after);
 		av[n++] = "--stop-after"; av[n++] = stop_after;

@@ -6,7 +6,8 @@
  * By default every request (so every timed session) runs in a worker
  * process of its own, started ahead of its turn (worker.h).
  * With --stop-after or --deadline, no task or cell starts that would end
- * past the deadline by what it is expected to take. */
+ * past the deadline by what it is expected to take (expect.h); a task
+ * that would not is passed over, and --resume does it. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "evidence.h"
+#include "expect.h"
 #include "fsutil.h"
 #include "guard.h"
 #include "jsonio.h"
@@ -36,9 +38,6 @@
 /* How progress is shown (SPEC section 6, Progress). */
 enum progress { PROGRESS_LINES, PROGRESS_LIVE, PROGRESS_JSON, PROGRESS_QUIET };
 
-/* What an estimate of a cell's time rests on. */
-enum basis { BASIS_TASK, BASIS_RUN, BASIS_BUDGET };
-
 struct runner {
 	struct cb_worker_ctx ctx;
 	struct cb_cell_proc procs[CB_NROLES];   /* by manifest order */
@@ -46,13 +45,14 @@ struct runner {
 	const char *root;
 	enum progress progress;
 	long long t0_ms;                        /* this invocation's start */
-	long long task_ms_sum;                  /* for the ETA */
-	size_t tasks_timed;
+	long long task_t0_ms;                   /* the running task's start, for the ETA */
 	size_t ntasks;
+	unsigned char *done;                    /* per task: its receipt is written */
+	const struct cb_history *history;       /* --history, or NULL */
+	struct cb_expect_so_far so_far;         /* the tasks of this run root finished so far */
 	long long deadline_ms;                  /* CLOCK_MONOTONIC; 0: none */
-	long long run_ms[CB_NPHASES];           /* longest cell of each phase in this run root, -1: none yet */
-	long long task_ms[CB_NPHASES];          /* the same within the task running now */
-	char stop[768];                         /* why the run stopped, when it did */
+	long long task_ms[CB_NPHASES];          /* longest cell of each phase in the running task, -1: none yet */
+	char stop[768];                         /* why the running task stopped between cells, when it did */
 };
 
 /* A line for the user: the event itself with --json-progress (nothing else
@@ -74,31 +74,41 @@ static void note(const struct runner *rn, json_t *event, const char *fmt, ...)
 	fflush(stdout);
 }
 
-static void fmt_elapsed(long long ms, char *out, size_t cap)
+/* The ETA after task i: what the tasks not done yet from i on are
+ * expected to take (expect.h), less what task i, running, has taken so
+ * far; "?" while one of them has no expectation yet. */
+static void eta(const struct runner *rn, size_t i, char *out, size_t cap)
 {
-	long long s = ms / 1000;
+	long long ms = 0, ran = cb_mono_ms() - rn->task_t0_ms;
+	size_t j;
 
-	if (s >= 3600)
-		snprintf(out, cap, "%lldh%02lldm", s / 3600, s / 60 % 60);
-	else if (s >= 60)
-		snprintf(out, cap, "%lldm%02llds", s / 60, s % 60);
-	else
-		snprintf(out, cap, "%llds", s);
+	for (j = i; j < rn->ntasks; j++) {
+		struct cb_expectation e;
+
+		if (rn->done[j])
+			continue;
+		e = cb_task_expect(rn->history, &rn->so_far, json_array_get(rn->tasks, j));
+		if (e.basis == CB_EXPECT_NONE) {
+			snprintf(out, cap, "?");
+			return;
+		}
+		ms = cb_budget_add(ms, j == i ? (e.ms > ran ? e.ms - ran : 0) : e.ms);
+	}
+	cb_fmt_elapsed(ms, out, cap);
 }
 
 /* One progress event: a cell started (done = 0) or finished. */
 static void progress(struct runner *rn, size_t i, const char *task, const char *cell,
 		     enum cb_phase p, int session, const char *outcome, long long cell_ms)
 {
-	char el[32], eta[32] = "?", ph[40];
+	char el[32], left[32] = "?", ph[40];
 	long long now = cb_mono_ms() - rn->t0_ms;
 
 	if (rn->progress == PROGRESS_QUIET)
 		return;
-	if (rn->tasks_timed)
-		fmt_elapsed(rn->task_ms_sum / (long long)rn->tasks_timed * (long long)(rn->ntasks - i), eta,
-			    sizeof(eta));
-	fmt_elapsed(now, el, sizeof(el));
+	if (rn->progress == PROGRESS_LIVE)
+		eta(rn, i, left, sizeof(left));
+	cb_fmt_elapsed(now, el, sizeof(el));
 	if (p == CB_PH_CORRECTNESS)
 		snprintf(ph, sizeof(ph), "%s", cb_phase_name(p));
 	else if (session <= rn->ctx.m->sessions)
@@ -121,7 +131,7 @@ static void progress(struct runner *rn, size_t i, const char *task, const char *
 		json_decref(j);
 	} else if (rn->progress == PROGRESS_LIVE) {
 		printf("\r\033[K[%zu/%zu] %s  cell %s  phase %s  %s  elapsed %s  ETA %s", i + 1, rn->ntasks, task,
-		       cell, ph, outcome ? outcome : "running", el, eta);
+		       cell, ph, outcome ? outcome : "running", el, left);
 	} else if (outcome) {
 		printf("[%zu/%zu] %s %s %s: %s (%.1fs, elapsed %s)\n", i + 1, rn->ntasks, task, cell, ph, outcome,
 		       (double)cell_ms / 1000.0, el);
@@ -138,18 +148,23 @@ static char *task_dir_of(const struct runner *rn, const struct cb_workload *w)
 /* With ctx.warmup_ahead, req (task i, phase p, cell c) names the next
  * request of the same cell that may need compiling, for parallel_warmup to
  * compile on another GPU meanwhile: round a after correctness, the next
- * task's correctness after the last session of round a or b, nothing after
- * the last task. Later sessions and round b reuse round a's arguments, so
- * they are never named. */
+ * task's correctness (the next one not done yet) after the last session
+ * of round a or b, nothing after the last task. Later sessions and round b
+ * reuse round a's arguments, so they are never named. */
 static int add_warmup_next(struct runner *rn, size_t i, int c, enum cb_phase p, int session, json_t *req,
 			   struct cb_err *err)
 {
-	const json_t *task = json_array_get(rn->tasks, p == CB_PH_CORRECTNESS ? i : i + 1);
+	size_t n = i;
+	const json_t *task;
 	const struct cb_workload *w;
 	json_t *next = NULL;
 	char *dir;
 	int rc;
 
+	if (p != CB_PH_CORRECTNESS)
+		for (n = i + 1; n < rn->ntasks && rn->done[n]; n++)
+			;
+	task = json_array_get(rn->tasks, n);
 	if (!rn->ctx.warmup_ahead || !task || (p != CB_PH_CORRECTNESS && session != rn->ctx.m->sessions))
 		return 0;
 	w = &rn->ctx.m->workloads[cb_json_int(task, "workload", 0)];
@@ -164,42 +179,46 @@ static int add_warmup_next(struct runner *rn, size_t i, int c, enum cb_phase p, 
 	return rc;
 }
 
-/* How long one cell (one session of it, in a round) of phase p of
- * workload w is expected to take (ms): the longest of that phase in this
- * task so far, else in this run root so far, else the workload's
- * timeout. */
-static long long cell_estimate(const struct runner *rn, const struct cb_workload *w, enum cb_phase p,
-			       enum basis *basis)
+/* Whether work expected to take need_ms (-1: not known) ends by the
+ * deadline: known, it must fit in what is left; not known, something must
+ * be left. Otherwise out says so, after what ("task gain"), the need and
+ * its basis ("by ..."). */
+static int fits(const struct runner *rn, long long need_ms, const char *basis, const char *what, char *out,
+		size_t cap)
 {
-	if (rn->task_ms[p] >= 0) {
-		*basis = BASIS_TASK;
-		return rn->task_ms[p];
-	}
-	if (rn->run_ms[p] >= 0) {
-		*basis = BASIS_RUN;
-		return rn->run_ms[p];
-	}
-	*basis = BASIS_BUDGET;
-	return w->timeout_s * 1000;
-}
-
-/* Whether work expected to take need_ms still ends by the deadline;
- * otherwise rn->stop says what was not started and why. */
-static int fits(struct runner *rn, long long need_ms, enum basis basis, const char *what)
-{
-	static const char *const bases[] = { "the time this task's earlier cells of that phase took",
-					     "the time similar work took in this run",
-					     "its budget (each cell at its timeout)" };
 	long long left = rn->deadline_ms - cb_mono_ms();
 	char need[32], have[32];
 
-	if (!rn->deadline_ms || need_ms <= left)
+	if (!rn->deadline_ms || (left > 0 && need_ms <= left))
 		return 1;
-	fmt_elapsed(need_ms, need, sizeof(need));
-	fmt_elapsed(left > 0 ? left : 0, have, sizeof(have));
-	snprintf(rn->stop, sizeof(rn->stop), "%s needs about %s by %s, %s %s left before the deadline", what, need,
-		 bases[basis], have, left > 0 ? "are" : "is");
+	cb_fmt_elapsed(need_ms, need, sizeof(need));
+	cb_fmt_elapsed(left > 0 ? left : 0, have, sizeof(have));
+	if (need_ms < 0)
+		snprintf(out, cap, "%s has no expected time yet (%s), and no time is left before the deadline", what,
+			 basis);
+	else
+		snprintf(out, cap, "%s needs about %s by %s, %s %s left before the deadline", what, need, basis, have,
+			 left > 0 ? "are" : "is");
 	return 0;
+}
+
+/* How long one cell (one session of it, in a round) of phase p of the
+ * running task is expected to take (ms), and on what: the longest cell of
+ * that phase in this task so far; for round b, which repeats round a's
+ * work, round a's. -1 for the first cell of a phase, which starts whenever
+ * time is left: its task as a whole was judged to fit. */
+static long long cell_estimate(const struct runner *rn, enum cb_phase p, const char **basis)
+{
+	*basis = "nothing of this task's phase measured yet";
+	if (rn->task_ms[p] >= 0) {
+		*basis = "the time this task's earlier cells of that phase took";
+		return rn->task_ms[p];
+	}
+	if (p == CB_PH_ROUND_B && rn->task_ms[CB_PH_ROUND_A] >= 0) {
+		*basis = "the time this task's cells of round a took";
+		return rn->task_ms[CB_PH_ROUND_A];
+	}
+	return -1;
 }
 
 /* Note that a cell of phase p took ms. */
@@ -207,8 +226,6 @@ static void record_time(struct runner *rn, enum cb_phase p, long long ms)
 {
 	if (ms > rn->task_ms[p])
 		rn->task_ms[p] = ms;
-	if (ms > rn->run_ms[p])
-		rn->run_ms[p] = ms;
 }
 
 /* A cell's folder before its request: nothing of the cell exists yet, so
@@ -236,7 +253,7 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 	struct cb_cell_proc *cp = &rn->procs[c];
 	json_t *req, *found = NULL;
 	long long t, need;
-	enum basis basis;
+	const char *basis;
 	char what[256];
 	int rc;
 
@@ -247,8 +264,8 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 			 w->id, cb_phase_name(p), session,
 			 session <= rn->ctx.m->sessions ? rn->ctx.m->sessions : rn->ctx.m->max_sessions,
 			 session <= rn->ctx.m->sessions ? "" : ", added");
-	need = cell_estimate(rn, w, p, &basis);
-	if (!fits(rn, need, basis, what))
+	need = cell_estimate(rn, p, &basis);
+	if (!fits(rn, need, basis, what, rn->stop, sizeof(rn->stop)))
 		return 1;
 	req = cb_worker_request(&rn->ctx, task, w, cp->cell, p, session, task_dir, err);
 	if (!req)
@@ -311,12 +328,12 @@ static int adapt_round(struct runner *rn, size_t i, const json_t *task, const st
 	const struct cb_manifest *m = rn->ctx.m;
 	const int o = p == CB_PH_ROUND_B ? CB_ORDER_B : CB_ORDER_A;
 	json_t *added = json_array();
-	char why[512], ended[1024], what[256];
+	char why[512], ended[1024], what[256], unfit[900];
 	int s, k, rc = 0;
 
 	for (s = (int)m->sessions;; s++) {
 		struct cb_task_account acc;
-		enum basis basis;
+		const char *basis;
 		long long need;
 		int undecided;
 
@@ -342,10 +359,9 @@ static int adapt_round(struct runner *rn, size_t i, const json_t *task, const st
 			break;
 		}
 		snprintf(what, sizeof(what), "an added session %d of round %s of task %s", s + 1, cb_phase_name(p), w->id);
-		need = CB_NROLES * cell_estimate(rn, w, p, &basis);
-		if (!fits(rn, need, basis, what)) {
-			snprintf(ended, sizeof(ended), "after %d sessions, not added: %s", s, rn->stop);
-			rn->stop[0] = '\0';
+		need = cell_estimate(rn, p, &basis);
+		if (!fits(rn, need < 0 ? need : CB_NROLES * need, basis, what, unfit, sizeof(unfit))) {
+			snprintf(ended, sizeof(ended), "after %d sessions, not added: %s", s, unfit);
 			break;
 		}
 		snprintf(ended, sizeof(ended), "after %d sessions: %s", s, why);
@@ -376,19 +392,26 @@ static int run_round(struct runner *rn, size_t i, const json_t *task, const stru
 	return adapt_round(rn, i, task, w, p, task_dir, failed, record, err);
 }
 
-/* Whether the whole of task w (correctness and round a in every cell;
- * every session; round b is checked when it comes) ends by the
- * deadline. */
-static int task_fits(struct runner *rn, const struct cb_workload *w)
+/* Whether task i is expected to end by the deadline (expect.h: by the
+ * --history run, else by the tasks measured so far, else it starts while
+ * time is left). One that is not is not started, and said so with its
+ * expected time and what that rests on. */
+static int task_fits(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w)
 {
-	enum basis bc, ba, basis;
-	long long need = CB_NROLES * cell_estimate(rn, w, CB_PH_CORRECTNESS, &bc);
-	char what[256];
+	struct cb_expectation e = cb_task_expect(rn->history, &rn->so_far, task);
+	char what[256], basis[256], why[1024];
 
-	need += CB_NROLES * rn->ctx.m->sessions * cell_estimate(rn, w, CB_PH_ROUND_A, &ba);
-	basis = bc == BASIS_BUDGET || ba == BASIS_BUDGET ? BASIS_BUDGET : BASIS_RUN;
 	snprintf(what, sizeof(what), "task %s", w->id);
-	return fits(rn, need, basis, what);
+	cb_expect_describe(&e, basis, sizeof(basis));
+	if (fits(rn, e.basis == CB_EXPECT_NONE ? -1 : e.ms, basis, what, why, sizeof(why)))
+		return 1;
+	if (rn->progress == PROGRESS_LIVE)
+		printf("\r\033[K");
+	note(rn, json_pack("{s:s, s:s, s:I, s:I, s:s, s:s}", "event", "not-started", "task", w->id, "task_index",
+			   (json_int_t)i + 1, "expected_ms", (json_int_t)(e.basis == CB_EXPECT_NONE ? -1 : e.ms), "basis",
+			   cb_expect_basis_name(e.basis), "why", why),
+	     "not started: %s", why);
+	return 0;
 }
 
 /* Round b is run when the candidate's round-a topology (at the run's
@@ -411,8 +434,9 @@ static int wants_round_b(struct runner *rn, const struct cb_workload *w, const c
 }
 
 /* Run one task into its folder and write its receipt. Returns 1 when the
- * deadline stopped it before a cell (rn->stop says why; --resume redoes
- * the task), 0 when it is done, -1 on caliber's own failure. */
+ * deadline kept it from starting (said) or stopped it before a cell
+ * (rn->stop says why; --resume redoes the task), 0 when it is done, -1 on
+ * caliber's own failure. */
 static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_task_result *res,
 		    struct cb_err *err)
 {
@@ -420,18 +444,20 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	const struct cb_workload *w = &m->workloads[cb_json_int(task, "workload", 0)];
 	char *dir = task_dir_of(rn, w);
 	char started[32], finished[32];
-	long long t0 = cb_mono_ms();
+	long long t0 = cb_mono_ms(), wall_ms;
 	struct cb_task_account acc;
 	enum cb_outcome o;
 	json_t *extra = NULL, *adapted[CB_NORDERS] = { NULL, NULL };
 	int c, p, rc = -1;
 
+	rn->stop[0] = '\0';
 	for (p = 0; p < CB_NPHASES; p++)
 		rn->task_ms[p] = -1;
-	if (!task_fits(rn, w)) {
+	if (!task_fits(rn, i, task, w)) {
 		free(dir);
 		return 1;
 	}
+	rn->task_t0_ms = t0;
 	cb_now_utc(started);
 	if (!dir || cb_mkdir_p(dir, 0755, err) < 0)
 		goto out;
@@ -446,8 +472,9 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 		goto out;
 	rc = -1;
 	cb_now_utc(finished);
+	wall_ms = cb_mono_ms() - t0;
 	extra = json_pack("{s:s, s:s, s:I, s:{}}", "started", started, "finished", finished, "wall_ns",
-			  (json_int_t)(cb_mono_ms() - t0) * 1000000, "orders");
+			  (json_int_t)wall_ms * 1000000, "orders");
 	for (c = 0; extra && c < CB_NORDERS; c++)
 		if (adapted[c])
 			json_object_set_new(json_object_get(extra, "orders"), c == CB_ORDER_A ? "a" : "b",
@@ -459,8 +486,8 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	cb_task_account_release(&acc);
 	if (rc < 0)
 		goto out;
-	rn->task_ms_sum += cb_mono_ms() - t0;
-	rn->tasks_timed++;
+	cb_expect_so_far_add(&rn->so_far, wall_ms, cb_json_int(task, "budget_s", 0));
+	rn->done[i] = 1;
 	if (rn->progress == PROGRESS_LIVE)
 		printf("\r\033[K");
 	if (rn->progress != PROGRESS_QUIET)
@@ -476,45 +503,16 @@ out:
 	return rc;
 }
 
-/* The longest cell of each phase in the finished task at tdir, from its
- * cell receipts, into rn->run_ms: what a resumed run estimates from. */
-static void history_of(struct runner *rn, const char *tdir)
-{
-	char *cells = cb_path_join(tdir, "cells"), **names = NULL;
-	size_t n = 0, k;
-	struct cb_err err;
-
-	if (!cells || cb_list_dir(cells, &names, &n, &err) < 0) {
-		free(cells);
-		return;
-	}
-	for (k = 0; k < n; k++) {
-		char *path = cb_strdupf("%s/%s/cell.json", cells, names[k]);
-		json_t *j = path ? cb_json_load_file(path, &err) : NULL;
-		const char *phase = cb_json_str(j, "phase");
-		long long ms = cb_json_int(j, "wall_ns", -1) / 1000000;
-		int p;
-
-		for (p = 0; phase && ms >= 0 && p < CB_NPHASES; p++)
-			if (strcmp(phase, cb_phase_name((enum cb_phase)p)) == 0 && ms > rn->run_ms[p])
-				rn->run_ms[p] = ms;
-		json_decref(j);
-		free(path);
-	}
-	cb_strv_free(names, n);
-	free(cells);
-}
-
-/* --resume: tasks with a receipt are done; the first one without keeps
- * nothing it left behind (moved aside into interrupted/, never reused). */
-static int prepare_resume(struct runner *rn, size_t *first, struct cb_task_result *res,
-			  struct cb_err *err)
+/* --resume: tasks with a receipt are done, and what they took is measured
+ * (expect.h); every other one keeps nothing it left behind (moved aside
+ * into interrupted/, never reused). */
+static int prepare_resume(struct runner *rn, struct cb_task_result *res, struct cb_err *err)
 {
 	size_t i;
 
-	*first = rn->ntasks;
 	for (i = 0; i < rn->ntasks; i++) {
-		const char *id = cb_json_str(json_array_get(rn->tasks, i), "id");
+		const json_t *task = json_array_get(rn->tasks, i);
+		const char *id = cb_json_str(task, "id");
 		char *tdir = cb_strdupf("%s/tasks/%s", rn->root, id);
 		char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
 		int rc = 0;
@@ -523,32 +521,33 @@ static int prepare_resume(struct runner *rn, size_t *first, struct cb_task_resul
 			free(tdir);
 			return cb_fail(err, "out of memory");
 		}
-		if (*first == rn->ntasks && cb_exists(tjson)) {
-			rc = cb_task_result_load(tjson, &res[i], err);
-			history_of(rn, tdir);
-		} else {
-			if (*first == rn->ntasks)
-				*first = i;
-			if (cb_exists(tdir)) {
-				char *aside = NULL;
-				int k;
-				char *adir = cb_path_join(rn->root, "interrupted");
-				rc = adir ? cb_mkdir_p(adir, 0755, err) : cb_fail(err, "out of memory");
-				for (k = 1; rc == 0; k++) {
-					free(aside);
-					aside = cb_strdupf("%s/%s-%d", adir, id, k);
-					if (!aside || !cb_exists(aside))
-						break;
-				}
-				if (rc == 0 && (!aside || rename(tdir, aside) < 0))
-					rc = cb_fail(err, "%s: cannot move aside: %s", tdir, strerror(errno));
-				else if (rc == 0)
-					note(rn, json_pack("{s:s, s:s, s:s}", "event", "resume-moved-aside", "task", id,
-							   "to", aside),
-					     "resume: moved the interrupted %s aside to interrupted/%s-%d", id, id, k);
+		if (cb_exists(tjson)) {
+			json_t *j = cb_json_load_file(tjson, err);
+			json_int_t ns = cb_json_int(j, "wall_ns", -1);
+
+			rc = j ? cb_task_result_from_json(j, tjson, &res[i], err) : -1;
+			if (rc == 0 && ns >= 0)
+				cb_expect_so_far_add(&rn->so_far, (long long)(ns / 1000000), cb_json_int(task, "budget_s", 0));
+			rn->done[i] = rc == 0;
+			json_decref(j);
+		} else if (cb_exists(tdir)) {
+			char *aside = NULL;
+			int k;
+			char *adir = cb_path_join(rn->root, "interrupted");
+			rc = adir ? cb_mkdir_p(adir, 0755, err) : cb_fail(err, "out of memory");
+			for (k = 1; rc == 0; k++) {
 				free(aside);
-				free(adir);
+				aside = cb_strdupf("%s/%s-%d", adir, id, k);
+				if (!aside || !cb_exists(aside))
+					break;
 			}
+			if (rc == 0 && (!aside || rename(tdir, aside) < 0))
+				rc = cb_fail(err, "%s: cannot move aside: %s", tdir, strerror(errno));
+			else if (rc == 0)
+				note(rn, json_pack("{s:s, s:s, s:s}", "event", "resume-moved-aside", "task", id, "to", aside),
+				     "resume: moved the interrupted %s aside to interrupted/%s-%d", id, id, k);
+			free(aside);
+			free(adir);
 		}
 		free(tdir);
 		free(tjson);
@@ -838,22 +837,24 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	struct cb_manifest m;
 	struct cb_backend backend;
 	struct cb_preflight pf;
+	struct cb_history history;
 	struct cb_task_result *res = NULL;
 	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
 	char fail_set[8] = "", digest[CB_SHA256_HEX], shard[32];
 	json_t *dealt = NULL, *tidied = json_array();
-	size_t i, first = 0;
+	size_t i, ndone = 0;
 	int c, rc;
 
 	memset(&rn, 0, sizeof(rn));
 	memset(&m, 0, sizeof(m));
 	memset(&backend, 0, sizeof(backend));
 	memset(&pf, 0, sizeof(pf));
+	memset(&history, 0, sizeof(history));
 	rn.t0_ms = cb_mono_ms();
 	rn.progress = o->quiet ? PROGRESS_QUIET : o->json_progress ? PROGRESS_JSON
 				: isatty(STDOUT_FILENO) ? PROGRESS_LIVE : PROGRESS_LINES;
 	for (c = 0; c < CB_NPHASES; c++)
-		rn.run_ms[c] = rn.task_ms[c] = -1;
+		rn.task_ms[c] = -1;
 	if (cb_fail_on_parse(o->fail_on, fail_set, err) < 0 || set_deadline(&rn, o->stop_after, o->deadline, err) < 0) {
 		rc = CB_EXIT_USAGE;
 		goto out;
@@ -861,6 +862,13 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	rc = CB_EXIT_FAIL;
 	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(o->backends, m.backend, &backend, err) < 0)
 		goto out;
+	/* A history that cannot be trusted is refused before anything runs:
+	 * the user asked to plan by it. */
+	if (o->history) {
+		if (cb_history_load(o->history, m.campaign, "--history", &history, err) < 0)
+			goto out;
+		rn.history = &history;
+	}
 	if (o->resume && cb_is_sealed(output)) {
 		/* Killed while sealing, or simply done: finish and say so. */
 		if (cb_seal_finish(output, err) < 0 || cb_verify_or_fail(output, err) < 0)
@@ -906,15 +914,18 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 	rn.ntasks = json_array_size(rn.tasks);
 	res = calloc(rn.ntasks ? rn.ntasks : 1, sizeof(*res));
-	if (!res)
+	rn.done = calloc(rn.ntasks ? rn.ntasks : 1, 1);
+	if (!res || !rn.done)
 		goto out;
 	if (!o->resume) {
 		if (make_skeleton(manifest, matrix, output, err) < 0)
 			goto out;
 	} else if (!tidied || cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0 ||
-		   prepare_resume(&rn, &first, res, err) < 0) {
+		   prepare_resume(&rn, res, err) < 0) {
 		goto out;
 	}
+	for (i = 0; i < rn.ntasks; i++)
+		ndone += rn.done[i];
 	for (i = 0; i < json_array_size(tidied); i++)
 		note(&rn, json_pack("{s:s, s:s}", "event", "resume-tidied", "what", json_string_value(json_array_get(tidied, i))),
 		     "resume: %s", json_string_value(json_array_get(tidied, i)));
@@ -923,22 +934,31 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++) {
 		rn.procs[c].cell = &m.cells[c];
-		if (first < rn.ntasks && cb_cell_proc_prestart(&rn.ctx, &rn.procs[c], err) < 0)
+		if (ndone < rn.ntasks && cb_cell_proc_prestart(&rn.ctx, &rn.procs[c], err) < 0)
 			goto out;
 	}
-	for (i = first; i < rn.ntasks; i++) {
-		int t = run_task(&rn, i, json_array_get(rn.tasks, i), &res[i], err);
+	for (i = 0; i < rn.ntasks; i++) {
+		int t = rn.done[i] ? 0 : run_task(&rn, i, json_array_get(rn.tasks, i), &res[i], err);
 		if (t < 0)
 			goto out;
-		if (t > 0) {
+		if (t > 0 && rn.stop[0]) {
 			if (rn.progress == PROGRESS_LIVE)
 				printf("\r\033[K");
-			note(&rn, json_pack("{s:s, s:I, s:I, s:s}", "event", "stopped", "tasks_done", (json_int_t)i,
-					    "tasks", (json_int_t)rn.ntasks, "why", rn.stop),
-			     "stopped after %zu of %zu tasks: %s; continue with --resume", i, rn.ntasks, rn.stop);
-			rc = CB_EXIT_STOPPED;
-			goto out;
+			note(&rn, json_pack("{s:s, s:s, s:s}", "event", "not-finished", "task",
+					    cb_json_str(json_array_get(rn.tasks, i), "id"), "why", rn.stop),
+			     "not finished: %s; --resume redoes the task", rn.stop);
 		}
+	}
+	for (ndone = 0, i = 0; i < rn.ntasks; i++)
+		ndone += rn.done[i];
+	if (ndone < rn.ntasks) {
+		char why[64];
+		snprintf(why, sizeof(why), "%zu not done before the deadline", rn.ntasks - ndone);
+		note(&rn, json_pack("{s:s, s:I, s:I, s:s}", "event", "stopped", "tasks_done", (json_int_t)ndone,
+				    "tasks", (json_int_t)rn.ntasks, "why", why),
+		     "stopped after %zu of %zu tasks: %s; continue with --resume", ndone, rn.ntasks, why);
+		rc = CB_EXIT_STOPPED;
+		goto out;
 	}
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_stop(&rn.procs[c]);
@@ -969,6 +989,8 @@ out:
 	for (i = 0; res && i < rn.ntasks; i++)
 		cb_task_result_release(&res[i]);
 	free(res);
+	free(rn.done);
+	cb_history_release(&history);
 	json_decref(dealt);
 	cb_worker_ctx_release(&rn.ctx);
 	json_decref(pf.matrix);

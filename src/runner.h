@@ -20,6 +20,7 @@ struct cb_run_opts {
 	const char *python;                /* interpreter for the worker and preflights */
 	const char *fail_on;               /* verdicts that make a completed run exit 5, or NULL */
 	const char *deadline;              /* a UTC time, or NULL */
+	const char *history;               /* a sealed earlier run of the campaign to plan by, or NULL */
 	long long stop_after;              /* seconds, 0 for none */
 	enum cb_worker_mode workers;       /* how worker processes live (worker.h) */
 	int prestart;                      /* session mode: workers per cell started ahead */

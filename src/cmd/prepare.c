@@ -1,6 +1,7 @@
 /* cmd/prepare.c: `caliber prepare` (SPEC section 5): validate a manifest against
  * its inventory, estimate the budget, and freeze manifest and task matrix. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "expect.h"
 #include "fsutil.h"
 #include "guard.h"
 #include "inventory.h"
@@ -29,31 +31,120 @@ static void fmt_duration(long long s, char *out, size_t cap)
 		snprintf(out, cap, "%llds", s);
 }
 
-static void print_estimate(const struct cb_manifest *m, const json_t *mx)
+/* The "expected" cell of a task's row and what it rests on, from the
+ * history (expect.h; nothing of a run is measured here). */
+static struct cb_expectation row_expectation(const struct cb_history *h, const json_t *t, char *exp, size_t ecap,
+					     const char **from)
+{
+	struct cb_expectation e = cb_task_expect(h, NULL, t);
+
+	*from = e.basis == CB_EXPECT_HISTORY_TASK    ? "task.json wall_ns"
+		: e.basis == CB_EXPECT_HISTORY_CELLS ? "cells' wall_ns"
+		: e.history_miss                     ? e.history_miss
+						     : "nothing measured";
+	if (e.basis == CB_EXPECT_NONE)
+		snprintf(exp, ecap, "-");
+	else
+		fmt_duration(e.ms / 1000, exp, ecap);
+	return e;
+}
+
+/* The budget of every task; with a history (--history), beside it what
+ * each is expected to take and what that rests on. */
+static void print_estimate(const struct cb_manifest *m, const json_t *mx, const struct cb_history *h)
 {
 	const json_t *tasks = json_object_get(mx, "tasks"), *t;
-	long long total = 0, worst = 0;
-	char a[32], b[32];
-	size_t i;
+	long long total = 0, worst = 0, expected = 0;
+	char a[32], b[32], e[32];
+	const char *from;
+	size_t i, known = 0;
 
 	printf("prepare: campaign %s, selection %s: %zu of %zu workloads x %d cells\n",
 	       m->campaign, cb_json_str(mx, "selection"), json_array_size(tasks), m->nworkloads,
 	       CB_NROLES);
-	printf("  %-28s %8s %12s %14s\n", "task", "timeout", "budget", "worst (+b)");
+	if (h)
+		printf("  %-28s %8s %12s %12s %14s  %s\n", "task", "timeout", "budget", "expected", "worst (+b)",
+		       "expected from");
+	else
+		printf("  %-28s %8s %12s %14s\n", "task", "timeout", "budget", "worst (+b)");
 	json_array_foreach(tasks, i, t) {
 		long long ba = cb_json_int(t, "budget_s", 0), bw = cb_json_int(t, "budget_worst_s", 0);
 		fmt_duration(ba, a, sizeof(a));
 		fmt_duration(bw, b, sizeof(b));
-		printf("  %-28s %7llds %12s %14s\n", cb_json_str(t, "id"),
-		       (long long)cb_json_int(t, "timeout_s", 0), a, b);
+		if (h) {
+			struct cb_expectation x = row_expectation(h, t, e, sizeof(e), &from);
+			printf("  %-28s %7llds %12s %12s %14s  %s\n", cb_json_str(t, "id"),
+			       (long long)cb_json_int(t, "timeout_s", 0), a, e, b, from);
+			if (x.basis != CB_EXPECT_NONE) {
+				expected = cb_budget_add(expected, x.ms);
+				known++;
+			}
+		} else {
+			printf("  %-28s %7llds %12s %14s\n", cb_json_str(t, "id"),
+			       (long long)cb_json_int(t, "timeout_s", 0), a, b);
+		}
 		total = cb_budget_add(total, ba);
 		worst = cb_budget_add(worst, bw);
 	}
 	fmt_duration(total, a, sizeof(a));
 	fmt_duration(worst, b, sizeof(b));
-	printf("  %-28s %8s %12s %14s\n", "total", "", a, b);
+	fmt_duration(expected / 1000, e, sizeof(e));
+	if (h)
+		printf("  %-28s %8s %12s %12s %14s\n", "total", "", a, e, b);
+	else
+		printf("  %-28s %8s %12s %14s\n", "total", "", a, b);
 	printf("  (budget: correctness and round a in %d cells at each timeout; worst adds round b)\n",
 	       CB_NROLES);
+	if (h)
+		printf("  (expected: what the task took in the --history run, by its task.json wall_ns, else its cells';"
+		       " total over %zu of %zu tasks)\n", known, json_array_size(tasks));
+}
+
+/* --max-task-s: the tasks the history expects to take longer than
+ * limit_s, each with where its cells' time went, so that the user can
+ * narrow a correctness selection (with a reason) before the run: caliber
+ * never narrows one itself. */
+static void print_over_limit(const json_t *mx, const struct cb_history *h, long long limit_s)
+{
+	const json_t *tasks = json_object_get(mx, "tasks"), *t;
+	size_t i, over = 0, unknown = 0;
+	char lim[32], e[32];
+	const char *from;
+
+	fmt_duration(limit_s, lim, sizeof(lim));
+	json_array_foreach(tasks, i, t) {
+		struct cb_expectation x = row_expectation(h, t, e, sizeof(e), &from);
+		unknown += x.basis == CB_EXPECT_NONE;
+		over += x.basis != CB_EXPECT_NONE && x.ms > limit_s * 1000;
+	}
+	if (!over)
+		printf("prepare: no task is expected to take over --max-task-s %lld (%s)\n", limit_s, lim);
+	else
+		printf("prepare: %zu task%s expected to take over --max-task-s %lld (%s):\n", over,
+		       over == 1 ? " is" : "s are", limit_s, lim);
+	json_array_foreach(tasks, i, t) {
+		struct cb_expectation x = row_expectation(h, t, e, sizeof(e), &from);
+		const struct cb_history_task *ht = cb_history_find(h, cb_json_str(t, "id"));
+		char ph[CB_NPHASES][32];
+		int p;
+
+		if (x.basis == CB_EXPECT_NONE || x.ms <= limit_s * 1000)
+			continue;
+		for (p = 0; p < CB_NPHASES; p++) {
+			if (ht->phase_ms[p] < 0)
+				snprintf(ph[p], sizeof(ph[p]), "-");
+			else
+				fmt_duration(ht->phase_ms[p] / 1000, ph[p], sizeof(ph[p]));
+		}
+		printf("  %-28s %12s  (cells: correctness %s, round a %s, round b %s)\n", cb_json_str(t, "id"), e,
+		       ph[CB_PH_CORRECTNESS], ph[CB_PH_ROUND_A], ph[CB_PH_ROUND_B]);
+	}
+	if (over)
+		printf("prepare: where correctness is where the time goes, narrow it (workloads[].correctness node_ids"
+		       " or k, with a reason); caliber narrows nothing itself\n");
+	if (unknown)
+		printf("prepare: %zu task%s no expected time to check (see 'expected from')\n", unknown,
+		       unknown == 1 ? " has" : "s have");
 }
 
 /* --selection all needs the campaign receipt of a sealed canary run of the
@@ -142,7 +233,15 @@ static const char prepare_about[] =
 	"case with round b), and unless --dry-run freeze manifest.json (the same\n"
 	"bytes) and task-matrix.json read-only under --output-root. Never\n"
 	"overwrites. --selection all needs --canary-receipt of a sealed canary run\n"
-	"of the same manifest with no X verdict.";
+	"of the same manifest with no X verdict.\n"
+	"--history RUN (a sealed earlier run or canary of the same campaign) adds\n"
+	"what each task is expected to take beside its budget: the time the same\n"
+	"task (same id, same benchmark and correctness selection) took in RUN, by\n"
+	"its task.json wall_ns, else its cells'; `run --history` plans a deadline\n"
+	"by the same figure. --max-task-s S then names the tasks expected to take\n"
+	"longer than S, with their cells' time per phase, so that their correctness\n"
+	"can be narrowed (node_ids or k, with a reason) before the run: caliber\n"
+	"never narrows a selection itself.";
 
 int cmd_prepare(int argc, char **argv, struct cb_err *err)
 {
@@ -155,6 +254,9 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	json_t *mx = NULL;
 	size_t len, inv_len, i;
 	const char *opt_inventory = NULL, *opt_selection = "canary", *opt_canary = NULL, *opt_output = NULL;
+	const char *opt_history = NULL;
+	long long opt_max_task_s = LLONG_MIN;  /* not given */
+	struct cb_history history;
 	int opt_dry_run = 0;
 	const struct cb_opt opts[] = {
 		{ "inventory-dir", CB_OPT_PATH, &opt_inventory, "DIR", "folder holding inventory_main.csv (required)" },
@@ -162,6 +264,8 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		{ "canary-receipt", CB_OPT_PATH, &opt_canary, "FILE", "campaign.json of a sealed canary run (for all)" },
 		{ "dry-run", CB_OPT_FLAG, &opt_dry_run, NULL, "validate and estimate, write nothing" },
 		{ "output-root", CB_OPT_PATH, &opt_output, "DIR", "freeze into DIR/<campaign>-<selection>/" },
+		{ "history", CB_OPT_PATH, &opt_history, "RUN", "a sealed run of the campaign: show each task's expected time" },
+		{ "max-task-s", CB_OPT_INT, &opt_max_task_s, "S", "with --history: name the tasks expected to take over S" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "prepare", "MANIFEST --inventory-dir DIR [options]",
@@ -172,6 +276,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&inv, 0, sizeof(inv));
 	memset(&m, 0, sizeof(m));
+	memset(&history, 0, sizeof(history));
 	rc = CB_EXIT_FAIL;
 	if (!opt_inventory) {
 		cb_fail(err, "--inventory-dir is required");
@@ -190,6 +295,17 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	}
 	if (!opt_dry_run && !opt_output) {
 		cb_fail(err, "--output-root is required unless --dry-run");
+		rc = CB_EXIT_USAGE;
+		goto out;
+	}
+	if (opt_max_task_s != LLONG_MIN && !opt_history) {
+		cb_fail(err, "--max-task-s needs --history: what a task is expected to take comes from a history run");
+		rc = CB_EXIT_USAGE;
+		goto out;
+	}
+	if (opt_max_task_s != LLONG_MIN && (opt_max_task_s <= 0 || opt_max_task_s > LLONG_MAX / 1000)) {
+		cb_fail(err, "--max-task-s: expected a number of seconds from 1 to %lld, got %lld", LLONG_MAX / 1000,
+			opt_max_task_s);
 		rc = CB_EXIT_USAGE;
 		goto out;
 	}
@@ -221,6 +337,8 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	}
 	if (sel == CB_SEL_ALL && check_canary_receipt(opt_canary, &m, err) < 0)
 		goto out;
+	if (opt_history && cb_history_load(opt_history, m.campaign, "--history", &history, err) < 0)
+		goto out;
 	name = cb_strdupf("%s-%s", m.campaign, cb_selection_name(sel));
 	target = opt_output ? cb_path_join(opt_output, name ? name : "") : NULL;
 	if (!opt_dry_run && cb_guard_check(&g, opt_output, err) < 0)
@@ -229,7 +347,9 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "%s: already exists; refusing to overwrite a frozen campaign", target);
 		goto out;
 	}
-	print_estimate(&m, mx);
+	print_estimate(&m, mx, opt_history ? &history : NULL);
+	if (opt_max_task_s != LLONG_MIN)
+		print_over_limit(mx, &history, opt_max_task_s);
 	if (opt_dry_run) {
 		printf("prepare: dry run: manifest and inventory valid, nothing written\n");
 		rc = CB_EXIT_OK;
@@ -242,6 +362,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	printf("prepare: frozen %s/task-matrix.json\n", target);
 	rc = CB_EXIT_OK;
 out:
+	cb_history_release(&history);
 	json_decref(mx);
 	cb_inventory_release(&inv);
 	cb_manifest_release(&m);

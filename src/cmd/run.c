@@ -23,11 +23,19 @@ static const char run_about[] =
 	"fixes offsets its sessions cannot sample); --workers task (or --isolate\n"
 	"task) starts each one cold, with fresh caches, none ahead.\n"
 	"--worker CMD replaces the worker session command (split on spaces,\n"
-	"no shell). --stop-after S and --deadline TIME stop cleanly (exit 4) rather\n"
-	"than start a task or a cell that would end past the deadline by what it is\n"
-	"expected to take: the longest such cell of this task so far, else of this\n"
-	"run, else its timeout; --resume continues from the first task without a\n"
-	"receipt (a task stopped between its cells is redone).\n"
+	"no shell). --stop-after S and --deadline TIME plan by what work is expected\n"
+	"to take, never by the timeouts (a timeout stays the cap of a cell): a task\n"
+	"starts when its expected time fits before the deadline, that is the time\n"
+	"it took in --history RUN (a sealed earlier run or canary of the campaign:\n"
+	"its task.json wall_ns, else its cells'), else the time the tasks finished\n"
+	"so far in this run took, scaled by budget_s, else (nothing measured yet)\n"
+	"whenever time is left. A task that does not fit is not started and named\n"
+	"with its expected time and what that rests on, and later ones that fit\n"
+	"still run; within a task, a cell starts when this task's earlier cells of\n"
+	"its phase say it fits. The ETA of the live progress line sums the same\n"
+	"expectations. A run that did not do every task ends with exit 4; --resume\n"
+	"(with --history again, if wanted) does every task without a receipt (a\n"
+	"task stopped between its cells is redone).\n"
 	"The seal's own digest (SHA-256 of SHA256SUMS) is printed at the end; with\n"
 	"--sign-key KEY.pem (Ed25519, `openssl genpkey -algorithm ed25519`) the seal\n"
 	"is signed into SHA256SUMS.sig, which `caliber verify --key PUB.pem` checks.\n"
@@ -48,7 +56,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	const char *workers = "session";
 	long long prestart = CB_PRESTART_DEFAULT;
 	int mode;
-	const char *fail_on = NULL, *deadline = NULL, *sign_key = NULL, *shard = NULL, *devices = NULL;
+	const char *fail_on = NULL, *deadline = NULL, *history = NULL, *sign_key = NULL, *shard = NULL, *devices = NULL;
 	long long stop_after = 0;
 	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0;
 	struct cb_args args = CB_ARGS_INIT;
@@ -61,8 +69,9 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "output-root", CB_OPT_PATH, &output, "DIR", "the run root to create (required)" },
 		{ "worker", CB_OPT_CMD, &worker, "CMD", "worker session command (default: PYTHON -m caliber_pytest.session)" },
 		{ "resume", CB_OPT_FLAG, &resume, NULL, "continue a stopped or killed run in --output-root" },
-		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing that would end S seconds after the start" },
+		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing expected to end S seconds after the start" },
 		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
+		{ "history", CB_OPT_PATH, &history, "RUN", "plan the deadline by the times of this sealed run of the campaign" },
 		{ "workers", CB_OPT_STR, &workers, "MODE", "session (default), persistent or task: how worker processes live" },
 		{ "prestart", CB_OPT_INT, &prestart, "N", "session mode: workers per cell started ahead (0-4, default 2)" },
 		{ "isolate", CB_OPT_STR, &isolate, "task", "the same as --workers task" },
@@ -106,7 +115,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		o = (struct cb_run_opts){ .manifest = manifest, .matrix = matrix, .build_root = build_root,
 					  .corpus = corpus, .output = output, .worker = worker, .backends = backends,
 					  .device = device, .python = python, .fail_on = fail_on, .deadline = deadline,
-					  .stop_after = stop_after, .workers = (enum cb_worker_mode)mode,
+					  .history = history, .stop_after = stop_after, .workers = (enum cb_worker_mode)mode,
 					  .prestart = (int)prestart, .resume = resume, .quiet = quiet,
 					  .json_progress = json_progress, .allow_dirty = allow_dirty, .argc = argc,
 					  .argv = argv, .sign_key = sign_key, .preflight_only = preflight_only };

@@ -133,3 +133,44 @@ test_expect_success 'the longest timeouts a manifest allows add up in the estima
 	grep -Eq "^  softmax_rows +86400s +144h00m00s +216h00m00s$" stdout &&
 	grep -Eq "^  total +288h00m00s +432h00m00s$" stdout
 '
+
+# The sealed history run of tests/golden/prepare/history/spec.json (cbtest
+# mkrun): softmax_rows 12m34s and layer_norm_fwd 1m35s by task.json wall_ns,
+# matmul_bias_gelu by its cells only (5m00s), gelu_bwd not in it.
+test_expect_success 'a dry run with --history shows what each task is expected to take beside its budget, and --max-task-s names those over it' "
+	$fake_canary
+	fake_canary \"\$ex\" 'G B' &&
+	\"\$CALIBER_TOOLS/cbtest\" mkrun \"\$golden/history/spec.json\" hist &&
+	\$CALIBER prepare \"\$ex\" --inventory-dir \"\$golden/inventory\" --dry-run --selection all \
+		--canary-receipt canary/campaign.json --history hist --max-task-s 600 >stdout &&
+	cmp \"\$golden/example-history.stdout\" stdout &&
+	\$CALIBER prepare \"\$ex\" --inventory-dir \"\$golden/inventory\" --dry-run --history hist --max-task-s 900 >stdout &&
+	grep -qx 'prepare: no task is expected to take over --max-task-s 900 (15m00s)' stdout &&
+	! grep -q 'no expected time' stdout
+"
+
+test_expect_success 'a task whose correctness was narrowed since the history run has no expected time from it' "
+	\"\$CALIBER_TOOLS/cbtest\" mkrun \"\$golden/history/spec.json\" hist &&
+	sed '/test_perf_softmax_rows/s|\"correctness\": {} }|\"correctness\": { \"k\": \"float16\" }, \"reason\": \"the large rows alone take nine minutes\" }|' \
+		\"\$ex\" >narrowed.json && grep -q 'nine minutes' narrowed.json &&
+	\$CALIBER prepare narrowed.json --inventory-dir \"\$golden/inventory\" --dry-run --history hist --max-task-s 600 >stdout &&
+	cmp \"\$golden/example-narrowed.stdout\" stdout
+"
+
+test_expect_success 'prepare refuses a --history of another campaign or whose seal does not hold, and --max-task-s without --history or below 1' "
+	\"\$CALIBER_TOOLS/cbtest\" mkrun \"\$golden/history/spec.json\" hist &&
+	sed 's/\"campaign\": \"example-rlc\"/\"campaign\": \"example-other\"/' \"\$ex\" >other.json &&
+	printf '%s\n' \"caliber: prepare: --history: @CWD@/hist is a run of campaign 'example-rlc', not 'example-other': its times are not this campaign's\" >want &&
+	expect_refusal 1 want \$CALIBER prepare other.json --inventory-dir \"\$golden/inventory\" --dry-run --history hist &&
+	cp -R hist altered && chmod -R u+w altered && echo >>altered/tasks/softmax_rows/task.json &&
+	printf '%s\n' 'caliber: prepare: --history: @CWD@/altered: seal does not hold: changed: tasks/softmax_rows/task.json' >want &&
+	expect_refusal 1 want \$CALIBER prepare \"\$ex\" --inventory-dir \"\$golden/inventory\" --dry-run --history altered &&
+	printf '%s\n' 'caliber: prepare: --max-task-s needs --history: what a task is expected to take comes from a history run' >want &&
+	expect_refusal 2 want \$CALIBER prepare \"\$ex\" --inventory-dir \"\$golden/inventory\" --dry-run --max-task-s 600 &&
+	printf '%s\n' 'caliber: prepare: --max-task-s: expected a number of seconds from 1 to 9223372036854775, got 0' >want &&
+	expect_refusal 2 want \$CALIBER prepare \"\$ex\" --inventory-dir \"\$golden/inventory\" --dry-run --history hist --max-task-s 0 &&
+	expect_refusal 2 want \$CALIBER prepare \"\$ex\" --inventory-dir \"\$golden/inventory\" --output-root out --history hist --max-task-s 0 &&
+	test ! -e out &&
+	\$CALIBER prepare --help >help && grep -q -- '--max-task-s S  *with --history: name the tasks expected to take over S' help &&
+	grep -q 'what each task is expected to take beside its budget' help
+"

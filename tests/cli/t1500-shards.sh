@@ -153,7 +153,7 @@ test_expect_success 'merge refuses a run that is no shard, an unsealed or altere
 	run canary serial --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	echo "caliber: merge: @CWD@/serial: not a shard: its campaign receipt names no shard (a run of the whole matrix)" >want &&
 	expect_refusal 1 want $CALIBER merge s1 serial --output-root out/merged &&
-	set +e; run canary stopped --worker "python3 $W/replay.py $D" --shard 2/2 --stop-after 1 --quiet >/dev/null 2>&1; set -e &&
+	set +e; run canary stopped --worker "python3 $W/replay.py $D" --shard 2/2 --deadline 2000-01-01T00:00:00Z --quiet >/dev/null 2>&1; set -e &&
 	test -d stopped && test ! -e stopped/SHA256SUMS &&
 	echo "caliber: merge: @CWD@/stopped: not sealed (no SHA256SUMS): a shard is merged once it is complete" >want &&
 	expect_refusal 1 want $CALIBER merge s1 stopped --output-root out/merged &&

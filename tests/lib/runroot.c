@@ -170,6 +170,8 @@ static int write_phase(const char *task_dir, const char *sdir, const char *task,
 	json_object_set_new(r, "outcome", json_string(outcome));
 	json_object_set_new(r, "detail", json_string(json_is_object(spec) && cb_json_str(spec, "detail")
 						     ? cb_json_str(spec, "detail") : outcome));
+	if (json_is_object(spec) && json_object_get(spec, "wall_ms"))
+		json_object_set_new(r, "wall_ns", json_integer(cb_json_int(spec, "wall_ms", 0) * 1000000));
 	path = cb_path_join(dir, "cell.json");
 	rc = path ? cb_receipt_write(path, r, err) : cb_fail(err, "out of memory");
 out:
@@ -254,10 +256,13 @@ static int build(const char *spec_path, const char *root, int finish, struct cb_
 		}
 		if (finish) {
 			struct cb_task_account acc;
+			json_t *extra = json_object_get(t, "wall_ms")
+				? json_pack("{s:I}", "wall_ns", cb_json_int(t, "wall_ms", 0) * 1000000) : NULL;
 			int wrc = cb_task_account(tdir, id, &m, m.launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err);
 			if (wrc == 0)
 				wrc = cb_task_receipt_write(tdir, i, cb_json_str(t, "op") ? cb_json_str(t, "op") : id, &m,
-							    m.launch_floor, &acc, NULL, &res[i], err);
+							    m.launch_floor, &acc, extra, &res[i], err);
+			json_decref(extra);
 			cb_task_account_release(&acc);
 			if (wrc < 0) {
 				free(tdir);

@@ -7,8 +7,8 @@
  * A run is described by a JSON spec (see docs/formats.md, "Test run specs"):
  *   {"manifest": "<path, relative to the spec>", "inventory": "<csv, default
  *    inventory_main.csv beside the spec>", "selection": "canary",
- *    "tasks": [{"id": "...", "op": "...", "cells": {"<cell name>": {
- *        "correctness": "passed",
+ *    "tasks": [{"id": "...", "op": "...", "wall_ms": 1000, "cells": {"<cell name>": {
+ *        "correctness": {"outcome": "passed", "wall_ms": 200},
  *        "a": {"outcome": "passed",
  *              "ir": [{"variant": "V", "kernel": "k", "launches": 9, "tuning_launches": 0,
  *                      "converts": 3} | {..., "ttgir": "<file, relative to the spec>"}
@@ -16,7 +16,9 @@
  *              "timing": [{"row": "r", "ns": 20000, "n": 7, "timer": "graph"}
  *                         | {"row": "r", "samples": [..], "timer": "direct"}]},
  *        "b": {...}}}}]}
- * Phase objects may be a bare outcome string ("timeout"). */
+ * Phase objects may be a bare outcome string ("timeout"). "wall_ms" of a
+ * task or a phase is written as the wall_ns of its task.json or cell.json
+ * (a time the run took, for tests of planning by a history run). */
 #ifndef RUNROOT_H
 #define RUNROOT_H
 

@@ -47,6 +47,11 @@ that cell a harness failure (or a timeout) and every other task unaffected:
     forkchild.py DATA TASK         starts a child that holds its pipes and sleeps an hour (its pid
                                    in forkchild.pid of the cell folder), then exits without a reply
 
+Any of them also takes --cell-s SECONDS (anywhere after DATA): every request
+then takes SECONDS more before it is served, as real work would (a stand-in
+whose time the test sets, never the machine: e.g. 0.3 s a cell against
+timeouts of 30 s, for the planning of --stop-after).
+
 Any of them also takes --then-kill MARKER (anywhere after DATA): the hostile
 cell writes the file MARKER when it starts, and the first worker that then
 gets a request of a later task, or sees its stdin end (the run is over),
@@ -235,14 +240,15 @@ def handle(request, data, misbehave):
     return 0
 
 
-def take_then_kill():
-    """The MARKER of --then-kill MARKER, taken out of sys.argv; or None."""
-    if "--then-kill" not in sys.argv:
+def take_option(name):
+    """The value of option NAME (e.g. --then-kill MARKER), taken out of
+    sys.argv; or None."""
+    if name not in sys.argv:
         return None
-    at = sys.argv.index("--then-kill")
-    marker = sys.argv[at + 1]
+    at = sys.argv.index(name)
+    value = sys.argv[at + 1]
     del sys.argv[at:at + 2]
-    return marker
+    return value
 
 
 def kill_caliber_once(marker):
@@ -258,7 +264,8 @@ def kill_caliber_once(marker):
 
 def main(misbehave_kind=None):
     """Serve requests until EOF. argv: DATA [TASK]."""
-    then_kill = take_then_kill()
+    then_kill = take_option("--then-kill")
+    cell_s = float(take_option("--cell-s") or 0)
     data_dir = sys.argv[1]
     with open(os.path.join(data_dir, "cells.json")) as f:
         data = json.load(f)
@@ -284,6 +291,7 @@ def main(misbehave_kind=None):
 
     def answer(request):
         env = request["env"]
+        time.sleep(cell_s)
         if then_kill:
             if misbehave.get(misbehave_kind) == spot(env, misbehave_kind):
                 with open(then_kill, "w") as f:
