@@ -29,6 +29,7 @@ static const struct cmd_entry commands[] = {
 	{ "report", cmd_report, "text, Markdown or HTML report of a sealed or derived run" },
 	{ "diff", cmd_diff, "which topology ops changed, in which kernel, at which source line" },
 	{ "compare", cmd_compare, "two sealed runs of the same corpus side by side, moves against both A/A bands" },
+	{ "export", cmd_export, "a sealed run as JSON or CSV rows for other tools: times, intervals, verdicts" },
 	{ "merge", cmd_merge, "join the sealed shards of one campaign into one sealed run" },
 	{ "slurm", cmd_slurm, "a Slurm job array for the shards of a campaign, and its merge" },
 };
