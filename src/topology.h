@@ -79,4 +79,8 @@ void cb_topology_release(struct cb_topology *t);
  * memory. */
 json_t *cb_topology_json(const struct cb_topology *t);
 
+/* The schema `caliber topology` names in what it prints (the object of
+ * cb_topology_json with a "schema" field; receipts keep it without one). */
+#define CB_TOPOLOGY_SCHEMA "caliber.topology/1"
+
 #endif
