@@ -1,4 +1,4 @@
-/* classify.c: the verdict table of SPEC section 10. */
+/* classify.c: the verdict table of docs/design.md section 10. */
 #include "classify.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* classify.h: the verdict of a task (SPEC section 10), from the facts the
+/* classify.h: the verdict of a task (docs/design.md section 10), from the facts the
  * runner or reaccount gathered. Exactly the spec's table, first match wins:
  *
  *   X  unsupported, timeout, harness failure, replay miss, control mismatch,

@@ -23,7 +23,7 @@ static const struct cmd_entry commands[] = {
 	{ "plan", cmd_plan, "print the plugin plan a backend's capabilities call for" },
 	{ "verify", cmd_verify, "recheck the seal of a run root" },
 	{ "digest", cmd_digest, "tree digest for sources.*.tree_sha256" },
-	{ "topology", cmd_topology, "count the topology op in a cell's IR (SPEC section 9)" },
+	{ "topology", cmd_topology, "count the topology op in a cell's IR (docs/design.md section 9)" },
 	{ "reaccount", cmd_reaccount, "re-account a sealed run under a new launch floor" },
 	{ "inventory", cmd_inventory, "inventory CSV from a corpus tree" },
 	{ "report", cmd_report, "text, Markdown or HTML report of a sealed or derived run" },

@@ -1,5 +1,5 @@
-/* preflight.h: the checks `caliber run` makes before any work (SPEC
- * section 6), in this order: binding, sources, imports, device-count,
+/* preflight.h: the checks `caliber run` makes before any work
+ * (docs/design.md section 6), in this order: binding, sources, imports, device-count,
  * targets, device-idle, plugin-plan, output-root. Every check runs even
  * after one fails and prints its own name with ok or the reason; if any
  * failed, the batch is refused before anything is written. */

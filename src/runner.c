@@ -1,4 +1,4 @@
-/* runner.c: `caliber run` (SPEC section 6): preflights, then the frozen task
+/* runner.c: `caliber run` (docs/design.md section 6): preflights, then the frozen task
  * matrix on one device, serially, into a run root that ends sealed. For
  * each task: correctness in every cell, round a of the benchmark in
  * manifest order, topology, round b in reverse order only when the
@@ -32,7 +32,7 @@
 #include "topology.h"
 #include "worker.h"
 
-/* How progress is shown (SPEC section 6, Progress). */
+/* How progress is shown (docs/design.md section 6, Progress). */
 enum progress { PROGRESS_LINES, PROGRESS_LIVE, PROGRESS_JSON, PROGRESS_QUIET };
 
 /* What an estimate of a cell's time rests on. */
@@ -310,7 +310,7 @@ static int task_fits(struct runner *rn, const struct cb_workload *w)
 
 /* Round b is run when the candidate's round-a topology (at the run's
  * floor) is below the baseline's, or when round a already shows a stable
- * gain or regression (SPEC section 6): the task accounted as it stands,
+ * gain or regression (docs/design.md section 6): the task accounted as it stands,
  * by the code that will classify it. */
 static int wants_round_b(struct runner *rn, const struct cb_workload *w, const char *task_dir,
 			 struct cb_err *err)

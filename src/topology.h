@@ -1,4 +1,4 @@
-/* topology.h: topology accounting (SPEC section 9): count the topology op
+/* topology.h: topology accounting (docs/design.md section 9): count the topology op
  * as an operation in TTGIR, join each variant's IR with ir/index.tsv, and
  * scope the count to variants launched more than the launch floor. */
 #ifndef CB_TOPOLOGY_H

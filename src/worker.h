@@ -1,4 +1,4 @@
-/* worker.h: one cell's worker process (SPEC section 7, docs/formats.md
+/* worker.h: one cell's worker process (docs/design.md section 7, docs/formats.md
  * "Worker session protocol"): its clean environment with private caches,
  * the requests it receives, and the cell receipt of each request. The
  * runner keeps one worker per cell alive across tasks (or one per request

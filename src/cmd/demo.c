@@ -1,4 +1,4 @@
-/* cmd/demo.c: `caliber demo` (SPEC section 13), the main job with nothing to
+/* cmd/demo.c: `caliber demo` (docs/design.md section 13), the main job with nothing to
  * configure. With a GPU and Triton present it runs the canary campaign of
  * the built-in corpus against the demo compiler change; without them it
  * verifies the sealed H200 campaign shipped in the repository and

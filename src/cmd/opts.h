@@ -1,7 +1,7 @@
 /* opts.h: one table per command describes its options, its usage and its
  * help text; one routine parses argv against it (fio's option table idea).
  *
- * Paths are made absolute here, once, at the boundary (SPEC section 2):
+ * Paths are made absolute here, once, at the boundary (docs/design.md section 2):
  * workers change directory, so nothing caliber hands a child may be
  * relative. A command sees every path option and every positional argument
  * as an absolute path. */

@@ -1,5 +1,5 @@
 /* cmd/run.c: `caliber run`, a frozen campaign on one device into a sealed
- * run root (SPEC section 6); the work is the runner's (runner.h). */
+ * run root (docs/design.md section 6); the work is the runner's (runner.h). */
 #include <string.h>
 
 #include "cmd.h"

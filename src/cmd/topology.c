@@ -1,5 +1,5 @@
 /* cmd/topology.c: `caliber topology CELL_DIR`, one cell's scoped count of
- * the topology op, as JSON (SPEC section 9). */
+ * the topology op, as JSON (docs/design.md section 9). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,7 +12,7 @@
 
 static const char topology_about[] =
 	"Count the topology op in a cell's IR and print the cell's topology as\n"
-	"JSON (\"schema\": \"caliber.topology/1\"; SPEC section 9). Every\n"
+	"JSON (\"schema\": \"caliber.topology/1\"; docs/design.md section 9). Every\n"
 	"ir/<variant>/ directory of CELL_DIR is joined with its row of\n"
 	"ir/index.tsv; a variant counts the op over all its *.ttgir files. scoped\n"
 	"sums the variants launched more than --floor times, total sums them all,\n"
