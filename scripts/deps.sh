@@ -8,6 +8,7 @@
 #           (keys for the signed-seal tests) and git
 #   --ci:   also clang (libFuzzer targets), chromium and python3-pil (the
 #           report's browser test renders its HTML and reads the screenshot),
+#           groff (the man pages render without a warning),
 #           and Slurm with what its accounting needs (tests/slurm/run.sh
 #           starts a one-node cluster: slurm-wlm, slurmdbd, munge,
 #           mariadb-server)
@@ -41,6 +42,7 @@ need_cmd python3 python3
 if [ "${1:-}" = "--ci" ]; then
 	need_cmd clang clang
 	need_cmd chromium chromium
+	need_cmd groff groff-base
 	{ python3 -c 'import PIL' || /usr/bin/python3 -c 'import PIL'; } >/dev/null 2>&1 ||
 		missing="$missing python3-pil"
 	need_cmd slurmctld slurm-wlm

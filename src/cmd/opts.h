@@ -81,4 +81,10 @@ void cb_args_release(struct cb_args *args);
 /* Print the help text of spec to stdout. */
 void cb_print_help(const struct cb_cmd_spec *spec);
 
+/* Print spec as a man page (roff, man(7) macros) to stdout: NAME from the
+ * first sentence of its about text, SYNOPSIS, the about text, and every
+ * option of its table. `caliber CMD --man` (hidden) prints it; `make man`
+ * writes man/caliber-CMD.1 with it. */
+void cb_print_man(const struct cb_cmd_spec *spec, const char *version);
+
 #endif
