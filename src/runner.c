@@ -808,7 +808,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	pf.shard = &o->shard;
 	pf.json = rn.progress == PROGRESS_JSON;
 	pf.quiet = rn.progress == PROGRESS_QUIET;
-	if (cb_preflight_run(&pf, pf.quiet ? stderr : stdout) > 0) {
+	if (cb_preflight_run(&pf, stdout) > 0) {
 		cb_fail(err, "preflight refused the batch: %zu check%s failed (%s); nothing was written", pf.failed,
 			pf.failed == 1 ? "" : "s", pf.failed_names);
 		rc = CB_EXIT_PREFLIGHT;
