@@ -14,6 +14,7 @@ import json
 import os
 import pathlib
 import sys
+import warnings
 
 import jsonschema
 
@@ -29,7 +30,11 @@ def validators(schema_dir):
     for uri, schema in store.items():
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
-        resolver = jsonschema.RefResolver(base_uri=uri, referrer=schema, store=store)
+        with warnings.catch_warnings():
+            # Newer jsonschema prefers its referencing library; Debian 12's
+            # 4.10 has only RefResolver, which both versions still honour.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            resolver = jsonschema.RefResolver(base_uri=uri, referrer=schema, store=store)
         out[uri.rsplit("/", 1)[1][: -len(".schema.json")]] = cls(schema, resolver=resolver)
     return out
 
