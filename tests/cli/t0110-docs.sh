@@ -7,24 +7,24 @@
 
 test_expect_success 'docs/design.md: sections numbered 1, 2, ... in order, subsections under them' '
 	cd "$CALIBER_ROOT" &&
-	sed -n "s/^## \([0-9][0-9]*\)\. .*/\1/p" docs/design.md >got &&
-	test -s got && seq 1 "$(wc -l <got)" >want && cmp want got &&
-	sed -n "s/^### \([0-9][0-9]*\.[0-9][0-9]*\) .*/\1/p" docs/design.md >sub &&
-	while read -r s; do grep -qx "${s%%.*}" got || { echo "subsection $s under no section"; exit 1; }; done <sub
+	sed -n "s/^## \([0-9][0-9]*\)\. .*/\1/p" docs/design.md >"$T/got" &&
+	test -s "$T/got" && seq 1 "$(wc -l <"$T/got")" >"$T/want" && cmp "$T/want" "$T/got" &&
+	sed -n "s/^### \([0-9][0-9]*\.[0-9][0-9]*\) .*/\1/p" docs/design.md >"$T/sub" &&
+	while read -r s; do grep -qx "${s%%.*}" "$T/got" || { echo "subsection $s under no section"; exit 1; }; done <"$T/sub"
 '
 
 test_expect_success 'every citation of docs/design.md names a section it has' '
 	cd "$CALIBER_ROOT" &&
-	sed -n "s/^## \([0-9][0-9]*\)\. .*/\1/p;s/^### \([0-9][0-9]*\.[0-9][0-9]*\) .*/\1/p" docs/design.md >have &&
+	sed -n "s/^## \([0-9][0-9]*\)\. .*/\1/p;s/^### \([0-9][0-9]*\.[0-9][0-9]*\) .*/\1/p" docs/design.md >"$T/have" &&
 	git grep -h -o -E "design\.md,? sections? [0-9]+(\.[0-9]+)?" -- ":!docs/design.md" |
-		sed -E "s/.* ([0-9.]+)$/\1/" | sort -u >cited &&
-	test -s cited &&
-	while read -r n; do grep -qx "$n" have || { echo "docs/design.md has no section $n"; exit 1; }; done <cited
+		sed -E "s/.* ([0-9.]+)$/\1/" | sort -u >"$T/cited" &&
+	test -s "$T/cited" &&
+	while read -r n; do grep -qx "$n" "$T/have" || { echo "docs/design.md has no section $n"; exit 1; }; done <"$T/cited"
 '
 
 test_expect_success 'nothing in the repository cites SPEC: help texts, documents and code cite docs/design.md' '
 	cd "$CALIBER_ROOT" &&
-	if git grep -n -E "SPEC(\\.md| section|'"'"'s)|SPEC$" -- . ":!tests/cli/t0110-docs.sh" >found; then cat found; exit 1; fi &&
+	if git grep -n -E "SPEC(\\.md| section|'"'"'s)|SPEC$" -- . ":!tests/cli/t0110-docs.sh" >"$T/found"; then cat "$T/found"; exit 1; fi &&
 	"$CALIBER" topology --help | grep -q "docs/design.md section 9" &&
 	! "$CALIBER" --help | grep -q SPEC
 '
