@@ -6,6 +6,8 @@
 #   make demo         install what is missing, build, run `caliber demo`
 #   make deps         install missing build/test dependencies from Debian's packages
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (clang)
+#   make man          man pages into man/: caliber.1 and caliber-<command>.1,
+#                     generated from the commands' option tables
 #   make WERROR=1     warnings are errors (CI does this)
 
 VERSION := 0.1.0
@@ -58,7 +60,7 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 .SECONDARY:
 
-.PHONY: all check check-sanitize demo deps fuzz clean bench device-check FORCE
+.PHONY: all check check-sanitize demo deps fuzz clean bench device-check man FORCE
 
 all: caliber
 
@@ -115,6 +117,16 @@ check-sanitize:
 deps:
 	@scripts/deps.sh
 
+# Man pages, written by the binary from the same tables as --help: the
+# commands as `caliber --help` lists them, each page by `caliber CMD --man`.
+MAN_DIR ?= man
+man: $(BUILD)/caliber
+	@mkdir -p $(MAN_DIR)
+	$(BUILD)/caliber --man >$(MAN_DIR)/caliber.1.tmp && mv $(MAN_DIR)/caliber.1.tmp $(MAN_DIR)/caliber.1
+	@for c in $$($(BUILD)/caliber --help | sed -n '/^commands:/,/^$$/s/^  \([a-z][a-z]*\) .*/\1/p'); do \
+	  $(BUILD)/caliber $$c --man >$(MAN_DIR)/caliber-$$c.1.tmp && mv $(MAN_DIR)/caliber-$$c.1.tmp $(MAN_DIR)/caliber-$$c.1 || exit 1; \
+	done; echo "man: $$(ls $(MAN_DIR)/*.1 | wc -l) pages in $(MAN_DIR)/"
+
 demo: deps
 	@$(MAKE) --no-print-directory caliber
 	./caliber demo
@@ -150,4 +162,4 @@ device-check:
 	sh tests/device/device_check.sh
 
 clean:
-	rm -rf build caliber
+	rm -rf build caliber man

@@ -11,7 +11,7 @@ injected_effect_shifts_the_interval, checks this against cb_speedup's own
 resampling), and the A/A band (control vs
 baseline) stays as measured. The effect is called a stable gain when that
 interval's lower end clears both the gain threshold and the band's upper
-end (SPEC section 10). Prints, per threshold and effect, the share of the
+end (docs/design.md section 10). Prints, per threshold and effect, the share of the
 run's timed orders that would be called stable, and the same with the
 effect's sign reversed (a regression) against -threshold; then per
 threshold the false calls (no effect called stable) and the smallest effect

@@ -2,11 +2,13 @@
 # scripts/deps.sh [--ci]: install, from Debian's packages, whatever caliber
 # needs to build and test and is missing; do nothing when all is present.
 #   always: a C compiler, make, pkg-config, jansson, OpenSSL's libcrypto,
-#           cmocka, python3 with pytest (the plugin tests) and Hypothesis
-#           (the fuzz test of the inventory reader), the openssl command
+#           cmocka, python3 with pytest (the plugin tests), Hypothesis
+#           (the fuzz test of the inventory reader) and jsonschema (the
+#           receipts checked against docs/schema), the openssl command
 #           (keys for the signed-seal tests) and git
 #   --ci:   also clang (libFuzzer targets), chromium and python3-pil (the
 #           report's browser test renders its HTML and reads the screenshot),
+#           groff (the man pages render without a warning),
 #           and Slurm with what its accounting needs (tests/slurm/run.sh
 #           starts a one-node cluster: slurm-wlm, slurmdbd, munge,
 #           mariadb-server)
@@ -35,9 +37,12 @@ need_cmd python3 python3
 	missing="$missing python3-pytest"
 { python3 -c 'import pytest, hypothesis' || /usr/bin/python3 -c 'import pytest, hypothesis'; } >/dev/null 2>&1 ||
 	missing="$missing python3-hypothesis"
+{ python3 -c 'import jsonschema' || /usr/bin/python3 -c 'import jsonschema'; } >/dev/null 2>&1 ||
+	missing="$missing python3-jsonschema"
 if [ "${1:-}" = "--ci" ]; then
 	need_cmd clang clang
 	need_cmd chromium chromium
+	need_cmd groff groff-base
 	{ python3 -c 'import PIL' || /usr/bin/python3 -c 'import PIL'; } >/dev/null 2>&1 ||
 		missing="$missing python3-pil"
 	need_cmd slurmctld slurm-wlm

@@ -1,4 +1,4 @@
-/* aa.h: what identical code gives in a campaign (SPEC section 10). The
+/* aa.h: what identical code gives in a campaign (docs/design.md section 10). The
  * control compiles the baseline's code, so its interval against the
  * baseline is an A/A in every order of every run: at confidence c, about
  * 1 - c of these intervals should exclude zero. The line that says how

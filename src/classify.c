@@ -1,4 +1,4 @@
-/* classify.c: the verdict table of SPEC section 10. */
+/* classify.c: the verdict table of docs/design.md section 10. */
 #include "classify.h"
 
 #include <math.h>
@@ -27,6 +27,17 @@ _Static_assert(sizeof(verdicts) / sizeof(verdicts[0]) == sizeof(CB_VERDICTS) - 1
 int cb_verdict_known(char v)
 {
 	return v && strchr(CB_VERDICTS, v) != NULL;
+}
+
+void cb_fmt_verdict_counts(const size_t counts[6], char *out, size_t cap)
+{
+	size_t i, len = 0;
+	int k = snprintf(out, cap, "verdicts:");
+
+	for (i = 0; k >= 0 && (size_t)k < cap - len && i < 6; i++) {
+		len += (size_t)k;
+		k = snprintf(out + len, cap - len, "%s %c %zu", i ? "," : "", CB_VERDICTS_READING[i], counts[i]);
+	}
 }
 
 const char *cb_verdict_meaning(char v)

@@ -233,11 +233,12 @@ void cb_compare_text(struct cb_buf *b, const struct cb_compare *c)
 /* One run's side of a task. */
 static json_t *side_json(const struct cb_compare_task *t, int k)
 {
-	json_t *orders = json_object();
+	json_t *orders;
 	int o;
 
 	if (!t->in[k])
 		return json_null();
+	orders = json_object();
 	for (o = 0; orders && o < CB_NORDERS; o++)
 		json_object_set_new(orders, order_keys[o], t->r[k].present[o] ?
 				    json_pack("{s:I, s:I, s:I, s:I}", "speedup_ppm", (json_int_t)t->r[k].speedup_ppm[o],

@@ -149,6 +149,8 @@ static void show_line(const struct cb_run_opts *o, const struct shard_proc *sp, 
 {
 	FILE *f = fd ? stderr : stdout;
 
+	if (o->quiet && !fd)
+		return;   /* a shard's verdict line: the merged run's is printed instead */
 	if (o->json_progress && !fd) {
 		struct cb_err ignored;
 		json_t *j = cb_json_load_buf(line, strlen(line), "progress", &ignored);
@@ -354,6 +356,27 @@ static int interrupted(struct cb_err *err)
 	return 1;
 }
 
+/* The line the merged run ends with, as a run of one device does:
+ * "verdicts: G n, C n, B n, R n, K n, X n" from its campaign receipt. */
+static int merged_verdict_line(const char *root, struct cb_err *err)
+{
+	struct cb_campaign_summary cs;
+	size_t counts[6] = { 0 }, i;
+	char *path = cb_path_join(root, "campaign.json"), line[128];
+	int rc = path ? cb_campaign_summary_load(path, &cs, err) : cb_fail(err, "out of memory");
+
+	free(path);
+	if (rc < 0)
+		return -1;
+	for (i = 0; i < cs.ntasks; i++)
+		if (cs.tasks[i].verdict && cs.tasks[i].verdict[0] && strchr(CB_VERDICTS_READING, cs.tasks[i].verdict[0]))
+			counts[strchr(CB_VERDICTS_READING, cs.tasks[i].verdict[0]) - CB_VERDICTS_READING]++;
+	cb_campaign_summary_release(&cs);
+	cb_fmt_verdict_counts(counts, line, sizeof(line));
+	printf("%s\n", line);
+	return 0;
+}
+
 /* How a pass of shards can end short of the merge, worst first. */
 static const struct {
 	enum ended what;
@@ -447,6 +470,8 @@ int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err 
 	if (o->json_progress)
 		cb_json_print_line(stdout, json_pack("{s:s, s:I, s:s}", "event", "merged", "shards", (json_int_t)n,
 						     "root", o->output));
+	else if (merged_verdict_line(o->output, err) < 0)
+		goto out;
 	rc = fail_set[0] ? gate(o, fail_set, err) : CB_EXIT_OK;
 out:
 	for (k = 0; handlers && k < sizeof(stop_signals) / sizeof(stop_signals[0]); k++)

@@ -1,4 +1,4 @@
-/* devices.h: `caliber run --devices LIST` (SPEC section 16): one shard per
+/* devices.h: `caliber run --devices LIST` (docs/design.md section 16): one shard per
  * listed device of this host, in parallel, each a `caliber run --shard
  * K/N --device D` of its own (a child process of this caliber, pinned
  * through the backend's visibility variable and preflighted on its own

@@ -1,4 +1,4 @@
-/* diff.h: where the topology changed (SPEC section 15, `caliber diff`):
+/* diff.h: where the topology changed (docs/design.md section 15, `caliber diff`):
  * per task and per measured kernel, the topology ops of the baseline,
  * control and candidate cells with their source lines and layouts, and
  * which were removed, added or kept, grouped by source line.

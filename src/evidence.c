@@ -329,7 +329,8 @@ void cb_evidence_release(struct cb_task_evidence *ev)
 	memset(ev, 0, sizeof(*ev));
 }
 
-/* Rank of a harness problem: the order in which SPEC's X row lists them. */
+/* Rank of a harness problem: the order in which the X row of the verdict
+ * table (docs/design.md section 10.3) lists them. */
 static int harness_rank(enum cb_outcome o, int phase)
 {
 	switch (o) {
@@ -378,7 +379,7 @@ static void find_harness(const struct cb_task_evidence *ev, const struct cb_mani
 /* The rows one order compares: the baseline's first session gives them
  * and their order; every session of every cell must have timed each of
  * them with the same timer. A row found throttled in any session of any
- * cell is left out of the order (SPEC section 6), in all three cells alike.
+ * cell is left out of the order (docs/design.md section 6), in all three cells alike.
  * at[r][i * nsessions + k] are the samples of row i in session k of role r. */
 struct order_rows {
 	const char **names;                     /* [n] */

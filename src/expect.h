@@ -1,4 +1,4 @@
-/* expect.h: how long a task is expected to take, for planning (SPEC section
+/* expect.h: how long a task is expected to take, for planning (docs/design.md section
  * 6, Deadlines). In this order: the time the same task took in a history
  * run (a sealed earlier run or canary of the campaign, `--history RUN`);
  * else the time the tasks measured so far in this run took, scaled by

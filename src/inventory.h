@@ -1,4 +1,4 @@
-/* inventory.h: the operator inventory, ops/inventory_main.csv (SPEC section 4),
+/* inventory.h: the operator inventory, ops/inventory_main.csv (docs/design.md section 4),
  * and its validation of a manifest's workloads. */
 #ifndef CB_INVENTORY_H
 #define CB_INVENTORY_H

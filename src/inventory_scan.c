@@ -1,5 +1,5 @@
 /* inventory_scan.c: `caliber inventory --corpus DIR -o FILE`: the inventory
- * CSV of a corpus tree (SPEC section 4). The tree is walked here; its pytest
+ * CSV of a corpus tree (docs/design.md section 4). The tree is walked here; its pytest
  * files are read statically by Python's own parser, in
  * python/caliber_pytest/inventory.py (one interpreter for the whole tree,
  * nothing of the corpus imported or run); the rows, the digest, the

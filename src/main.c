@@ -23,12 +23,13 @@ static const struct cmd_entry commands[] = {
 	{ "plan", cmd_plan, "print the plugin plan a backend's capabilities call for" },
 	{ "verify", cmd_verify, "recheck the seal of a run root" },
 	{ "digest", cmd_digest, "tree digest for sources.*.tree_sha256" },
-	{ "topology", cmd_topology, "count the topology op in a cell's IR (SPEC section 9)" },
+	{ "topology", cmd_topology, "count the topology op in a cell's IR (docs/design.md section 9)" },
 	{ "reaccount", cmd_reaccount, "re-account a sealed run under a new launch floor" },
 	{ "inventory", cmd_inventory, "inventory CSV from a corpus tree" },
 	{ "report", cmd_report, "text, Markdown or HTML report of a sealed or derived run" },
 	{ "diff", cmd_diff, "which topology ops changed, in which kernel, at which source line" },
 	{ "compare", cmd_compare, "two sealed runs of the same corpus side by side, moves against both A/A bands" },
+	{ "export", cmd_export, "a sealed run as JSON or CSV rows for other tools: times, intervals, verdicts" },
 	{ "merge", cmd_merge, "join the sealed shards of one campaign into one sealed run" },
 	{ "slurm", cmd_slurm, "a Slurm job array for the shards of a campaign, and its merge" },
 };
@@ -61,6 +62,33 @@ static void usage(FILE *f)
 		   "\nexit status (every command):\n");
 	for (i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
 		fprintf(f, "  %d  %s\n", exit_statuses[i].code, exit_statuses[i].meaning);
+}
+
+/* caliber(1), for `make man` (hidden option --man): the commands and the
+ * exit statuses of the tables above; each command's own page comes from
+ * its option table (`caliber CMD --man`, opts.h). */
+static void man_page(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, ".TH CALIBER 1 \"\" \"caliber %s\" \"caliber manual\"\n.SH NAME\n"
+		   "caliber \\- frozen, auditable A/B campaigns of a GPU compiler change\n"
+		   ".SH SYNOPSIS\n.B caliber\n\\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n.br\n.B caliber\n\\-\\-version | \\-\\-help\n"
+		   ".SH DESCRIPTION\ncaliber runs frozen, auditable A/B campaigns that measure how a GPU compiler\n"
+		   "change behaves over a corpus of operator workloads: is each operator still\n"
+		   "correct, did the kernels it actually runs lose layout conversions, and is it\n"
+		   "faster, in both execution orders. Everything it decides is sealed in a run\n"
+		   "root that anyone can check again without a GPU. Each command has its own\n"
+		   "page, and answers \\fB\\-\\-help\\fR.\n.SH COMMANDS\n", cb_version());
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, ".TP\n.BR caliber\\-%s (1)\n%s\n", commands[i].name, commands[i].summary);
+	fprintf(f, ".SH EXIT STATUS\n");
+	for (i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
+		fprintf(f, ".TP\n.B %d\n%s\n", exit_statuses[i].code, exit_statuses[i].meaning);
+	fprintf(f, ".SH SEE ALSO\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, ".BR caliber\\-%s (1)%s\n", commands[i].name, i + 1 < sizeof(commands) / sizeof(commands[0]) ? "," : ";");
+	fprintf(f, "docs/design.md and docs/formats.md in caliber's documentation.\n");
 }
 
 /* TMPDIR made absolute once, before anything uses it: the scratch folders
@@ -99,6 +127,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("caliber %s (commit %s)\n", cb_version(), cb_commit());
+		return CB_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--man") == 0) {
+		man_page(stdout);
 		return CB_EXIT_OK;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {

@@ -1,4 +1,4 @@
-/* manifest.c: loading and validating "caliber.manifest/1" (SPEC section 3).
+/* manifest.c: loading and validating "caliber.manifest/1" (docs/design.md section 3).
  *
  * Shape (presence, types, unknown keys) is described by the tables below and
  * checked by schema.c, the bounds of every number by int_bounds and
@@ -389,7 +389,7 @@ static const char *shown(const char *v, char *buf, size_t cap)
 	return buf;
 }
 
-/* The control compiles what the baseline compiles (SPEC section 3): both
+/* The control compiles what the baseline compiles (docs/design.md section 3): both
  * run sources.compiler, or both name the same compiler, field for field
  * (roots as written). A refusal names the control's field that differs. */
 static int check_control_compiler(const struct cb_manifest *m, struct cb_err *err)

@@ -1,4 +1,4 @@
-/* manifest.h: the campaign contract, "caliber.manifest/1" (SPEC section 3). */
+/* manifest.h: the campaign contract, "caliber.manifest/1" (docs/design.md section 3). */
 #ifndef CB_MANIFEST_H
 #define CB_MANIFEST_H
 
@@ -56,7 +56,7 @@ struct cb_workload {
 
 /* Every string field points into doc, which the manifest owns. */
 /* timer.sessions and timer.throttle_floor when the manifest leaves them out
- * (SPEC section 3). */
+ * (docs/design.md section 3). */
 #define CB_DEFAULT_SESSIONS 3
 #define CB_DEFAULT_THROTTLE_FLOOR 0.9
 
@@ -85,7 +85,7 @@ struct cb_manifest {
 /* The longest timeout_s of a workload: a day per cell and phase. */
 #define CB_TIMEOUT_S_MAX 86400
 
-/* Load and validate a manifest file; every rule of SPEC section 3. */
+/* Load and validate a manifest file; every rule of docs/design.md section 3. */
 int cb_manifest_load(const char *path, struct cb_manifest *m, struct cb_err *err);
 /* The same from bytes already read (name is used in errors). */
 int cb_manifest_parse(const char *buf, size_t len, const char *name, struct cb_manifest *m,

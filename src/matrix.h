@@ -1,4 +1,4 @@
-/* matrix.h: the frozen task matrix, "caliber.task-matrix/1" (SPEC section 5). */
+/* matrix.h: the frozen task matrix, "caliber.task-matrix/1" (docs/design.md section 5). */
 #ifndef CB_MATRIX_H
 #define CB_MATRIX_H
 

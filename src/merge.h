@@ -1,4 +1,4 @@
-/* merge.h: `caliber merge` (SPEC section 16): sealed shards of one frozen
+/* merge.h: `caliber merge` (docs/design.md section 16): sealed shards of one frozen
  * campaign joined into one sealed run root, the run a serial run of the
  * whole matrix would have written, but for times and the shards' own
  * receipts (docs/formats.md, "Merged run"). */

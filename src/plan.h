@@ -1,5 +1,5 @@
 /* plan.h: backends (backends/<name>.json) and the plugin plan derived from
- * their declared capabilities (SPEC section 7). The table in plan.c is the
+ * their declared capabilities (docs/design.md section 7). The table in plan.c is the
  * only place that maps capabilities to plugins: no plugin list is spelled
  * out anywhere else. */
 #ifndef CB_PLAN_H

@@ -739,10 +739,10 @@ size_t cb_preflight_run(struct cb_preflight *pf, FILE *out)
 		if (pf->json)
 			cb_json_print_line(out, json_pack("{s:s, s:s, s:b, s:s}", "event", "preflight", "check",
 							  checks[i].name, "ok", ok, "detail", detail));
-		else if (ok)
+		else if (ok && !pf->quiet)
 			fprintf(out, "preflight: %s: ok%s%s%s\n", checks[i].name, detail[0] ? " (" : "", detail,
 				detail[0] ? ")" : "");
-		else
+		else if (!ok)
 			fprintf(out, "preflight: %s: FAILED: %s\n", checks[i].name, detail);
 		fflush(out);
 		json_array_append_new(pf->results, json_pack("{s:s, s:b, s:s}", "name", checks[i].name, "ok", ok,

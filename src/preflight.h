@@ -1,5 +1,5 @@
-/* preflight.h: the checks `caliber run` makes before any work (SPEC
- * section 6), in this order: binding, sources, imports, device-count,
+/* preflight.h: the checks `caliber run` makes before any work
+ * (docs/design.md section 6), in this order: binding, sources, imports, device-count,
  * targets, device-idle, plugin-plan, output-root. Every check runs even
  * after one fails and prints its own name with ok or the reason; if any
  * failed, the batch is refused before anything is written. */
@@ -24,6 +24,7 @@ struct cb_preflight {
 	int resume;
 	int allow_dirty_harness;
 	int json;                       /* print each check as a JSON Lines event */
+	int quiet;                      /* print the failed checks only (run --quiet) */
 	json_t *matrix;                 /* set by binding when it holds (caller releases) */
 	json_t *results;                /* [{name, ok, detail}], for the campaign receipt */
 	size_t failed;
@@ -31,9 +32,10 @@ struct cb_preflight {
 };
 
 /* Run every check, printing one line each to out: "preflight: NAME: ok
- * (...)" or "preflight: NAME: FAILED: why", or with json an event
- * {"event": "preflight", "check", "ok", "detail"}. Returns the number of
- * checks that failed (0: the batch may start). */
+ * (...)" or "preflight: NAME: FAILED: why" (with quiet, the failed ones
+ * only), or with json an event {"event": "preflight", "check", "ok",
+ * "detail"}. Returns the number of checks that failed (0: the batch may
+ * start). */
 size_t cb_preflight_run(struct cb_preflight *pf, FILE *out);
 
 #endif

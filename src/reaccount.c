@@ -1,5 +1,5 @@
-/* reaccount.c: the re-accounting behind `caliber reaccount` (SPEC section
- * 12): re-count the topology of a sealed run under another launch floor and
+/* reaccount.c: the re-accounting behind `caliber reaccount`
+ * (docs/design.md section 12): re-count the topology of a sealed run under another launch floor and
  * re-classify its tasks against the sealed correctness and timings, with no
  * device and no compiler. A derived verdict can only demote a topology
  * claim: the classifier, fed the sealed evidence, turns a vanished

@@ -1,5 +1,5 @@
 /* reaccount.h: a sealed run accounted again under another launch floor
- * (SPEC section 12), with no device and no compiler. */
+ * (docs/design.md section 12), with no device and no compiler. */
 #ifndef CB_REACCOUNT_H
 #define CB_REACCOUNT_H
 

@@ -1,4 +1,4 @@
-/* receipt.h: cell, task and campaign receipts (SPEC section 11) and the
+/* receipt.h: cell, task and campaign receipts (docs/design.md section 11) and the
  * verdict matrix; fields are documented in docs/formats.md. Receipts are
  * written once, atomically, deterministically (sorted keys, integers only)
  * and read-only. */

@@ -146,6 +146,9 @@ long long cb_report_geomean_ppm(const struct cb_report *rp, char v, size_t *n);
 /* The renderers: rp as text, as Markdown, as one HTML page. */
 int cb_report_text(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err);
 int cb_report_md(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err);
+/* The text report's task table alone (what caliber demo ends with): one
+ * line per task and timed order, in the report's order, within 80 columns. */
+int cb_report_table_text(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err);
 void cb_report_html(struct cb_buf *b, const struct cb_report *rp);
 
 #endif

@@ -19,14 +19,15 @@
 /* HTML                                                                 */
 
 /* Colours by verdict, and what each letter means, for badges, table
- * cells and plot marks alike. */
+ * cells and plot marks alike: white on each background at WCAG AA
+ * contrast (4.5:1 or more; tests/cli/contrast.js checks the page). */
 static const struct verdict_style {
 	char v;
 	const char *bg, *fg, *tint;
 } verdict_styles[] = {
 	{ 'G', "#1a7f37", "#ffffff", "#dafbe1" },
-	{ 'C', "#bf8700", "#ffffff", "#fff8c5" },
-	{ 'B', "#6e7781", "#ffffff", "#eaeef2" },
+	{ 'C', "#9a6700", "#ffffff", "#fff8c5" },
+	{ 'B', "#656d76", "#ffffff", "#eaeef2" },
 	{ 'R', "#cf222e", "#ffffff", "#ffebe9" },
 	{ 'K', "#8250df", "#ffffff", "#fbefff" },
 	{ 'X', "#24292f", "#ffffff", "#d0d7de" },
@@ -51,7 +52,8 @@ static const char html_css[] =
 	".hash{word-break:break-all}\n"
 	".badge{display:inline-block;min-width:1.4em;text-align:center;border-radius:4px;font-weight:700;padding:0 4px}\n"
 	".count{display:inline-block;margin:0 10px 6px 0;padding:4px 10px;border-radius:6px;font-size:14px}"
-	".count.none{opacity:.3}\n"
+	".count.none{background:#f6f8fa;color:#57606a;box-shadow:inset 0 0 0 1px #d0d7de}\n"
+	"caption{caption-side:top;text-align:left;color:#57606a;font-size:12px;padding:2px 0}\n"
 	".seal-ok{color:#1a7f37;font-weight:600}.seal-bad{color:#cf222e;font-weight:700}\n"
 	".plots{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start}\n"
 	"figure{margin:0}figcaption{color:#57606a;font-size:12px;max-width:860px}\n"
@@ -135,11 +137,11 @@ static json_t *first_device_json(const struct cb_report *rp)
 	return NULL;
 }
 
-/* One header row: <tr><th>name</th><td>value</td></tr>, the value already
+/* One header row: <tr><th scope="row">name</th><td>value</td></tr>, the value already
  * escaped HTML. */
 static void h_fact_open(struct cb_buf *b, const char *name)
 {
-	cb_buf_addf(b, "<tr><th>%s</th><td>", name);
+	cb_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>", name);
 }
 
 /* The compilers of the cells that named their own (a campaign of two
@@ -200,7 +202,8 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 	cb_buf_adds(b, "<header>\n<h1>caliber report: ");
 	cb_html_esc(b, rp->cs.campaign);
 	cb_buf_adds(b, rp->derived_dir ? " <span class=\"muted\">(derived run)</span>" : "");
-	cb_buf_adds(b, "</h1>\n<table class=\"facts\">\n");
+	cb_buf_adds(b, "</h1>\n<table class=\"facts\">\n<caption>The campaign, its seal, sources, device, timer and "
+		       "thresholds</caption>\n");
 	h_fact_open(b, "campaign");
 	cb_html_esc(b, rp->cs.campaign);
 	cb_buf_adds(b, " · selection ");
@@ -354,8 +357,9 @@ static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 		cb_buf_adds(b, "</section>\n");
 		return;
 	}
-	cb_buf_adds(b, "<table class=\"grid changed\"><tr><th>task</th><th>kernel</th><th>converts b → k</th><th>source line</th>"
-		       "<th>change</th><th>layouts</th><th>TTGIR</th></tr>\n");
+	cb_buf_adds(b, "<table class=\"grid changed\"><caption>Each source line of a measured kernel where topology ops "
+		       "were removed or added</caption>\n<tr><th scope=\"col\">task</th><th scope=\"col\">kernel</th><th scope=\"col\">converts b → k</th><th scope=\"col\">source line</th>"
+		       "<th scope=\"col\">change</th><th scope=\"col\">layouts</th><th scope=\"col\">TTGIR</th></tr>\n");
 	for (i = 0; i < rp->n; i++) {
 		const struct cb_diff_task *t = rp->t[i].diff;
 		for (j = 0; t && j < t->nk; j++) {
@@ -449,9 +453,10 @@ static void h_matrix(struct cb_buf *b, const struct cb_report *rp)
 	size_t i;
 	int o;
 
-	cb_buf_adds(b, "<section id=\"matrix\">\n<h2>Verdict matrix</h2>\n<table class=\"grid matrix\">\n<tr><th>task</th>");
-	cb_buf_adds(b, rp->derived_dir ? "<th>sealed</th><th>derived</th>" : "<th>verdict</th>");
-	cb_buf_adds(b, "<th>code</th><th class=\"nw\">topology b/c/k</th><th class=\"num\">round a</th><th class=\"num\">round b</th><th class=\"num\">round a median µs b / c / k</th><th>timer</th><th>reason</th></tr>\n");
+	cb_buf_adds(b, "<section id=\"matrix\">\n<h2>Verdict matrix</h2>\n<table class=\"grid matrix\">\n"
+		       "<caption>One row per task, sorted by verdict and then by effect</caption>\n<tr><th scope=\"col\">task</th>");
+	cb_buf_adds(b, rp->derived_dir ? "<th scope=\"col\">sealed</th><th scope=\"col\">derived</th>" : "<th scope=\"col\">verdict</th>");
+	cb_buf_adds(b, "<th scope=\"col\">code</th><th scope=\"col\" class=\"nw\">topology b/c/k</th><th scope=\"col\" class=\"num\">round a</th><th scope=\"col\" class=\"num\">round b</th><th scope=\"col\" class=\"num\">round a median µs b / c / k</th><th scope=\"col\">timer</th><th scope=\"col\">reason</th></tr>\n");
 	for (i = 0; i < rp->n; i++) {
 		const struct cb_report_task *t = &rp->t[i];
 		char topo[160], timer[32];

@@ -121,9 +121,10 @@ static void svg_strip(struct cb_buf *b, const struct cb_report_task *t, char ord
 	double span = hi > lo ? hi - lo : 1;
 	size_t i;
 
-	cb_buf_addf(b, "<svg class=\"strip\" width=\"%d\" height=\"14\" viewBox=\"0 0 %d 14\">"
+	cb_buf_addf(b, "<svg class=\"strip\" width=\"%d\" height=\"14\" viewBox=\"0 0 %d 14\" role=\"img\" "
+		       "aria-label=\"%zu samples of the %s, round %c, median %.3f µs, on a scale of %.3f to %.3f µs\">"
 		       "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"7\" y2=\"7\" stroke=\"#eaeef2\"/>",
-		    (int)W, (int)W, pad, W - pad);
+		    (int)W, (int)W, n, cb_role_name((enum cb_role)role), order, med / 1000, lo / 1000, hi / 1000, pad, W - pad);
 	for (i = 0; i < n; i++) {
 		double x = hi > lo ? pad + ((double)s[i] - lo) / span * (W - 2 * pad) : W / 2;
 		cb_buf_addf(b, "<circle class=\"sample r-%s\" data-task=\"", cb_role_name((enum cb_role)role));
@@ -185,7 +186,9 @@ static void h_order_rows(struct cb_buf *b, const struct cb_report *rp, const str
 	if (!any)
 		goto out;
 	keys = rows[0] ? rows[0] : rows[2] ? rows[2] : rows[1];
-	cb_buf_adds(b, "<table class=\"grid rows\"><tr><th>row</th><th>cell</th><th class=\"num\">median</th><th class=\"num\">n</th><th>timer</th><th>clocks</th><th>samples</th></tr>\n");
+	cb_buf_addf(b, "<table class=\"grid rows\"><caption>Round %c of ", o ? 'b' : 'a');
+	cb_html_esc(b, t->sealed.id);
+	cb_buf_adds(b, ": each benchmark row's median and samples per cell, every session pooled</caption>\n<tr><th scope=\"col\">row</th><th scope=\"col\">cell</th><th scope=\"col\" class=\"num\">median</th><th scope=\"col\" class=\"num\">n</th><th scope=\"col\">timer</th><th scope=\"col\">clocks</th><th scope=\"col\">samples</th></tr>\n");
 	for (i = 0; i < json_array_size(keys); i++) {
 		const json_t *base = json_array_get(keys, i), *seen;
 		const char *key = cb_json_str(base, "row");
@@ -373,11 +376,13 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 	if (t->wall_ms >= 0)
 		cb_buf_addf(b, " <small class=\"muted\">(the task took %lld.%lld s)</small>", t->wall_ms / 1000,
 			    (t->wall_ms % 1000) / 100);
-	cb_buf_adds(b, "</h4>\n<table class=\"grid\"><tr><th>role</th><th>cell</th><th>correctness</th><th>round a</th><th>round b</th>");
-	cb_buf_addf(b, "<th>topology (scoped / total, floor %lld)</th><th>excluded variants (launches &le; floor)</th>",
+	cb_buf_adds(b, "</h4>\n<table class=\"grid\"><caption>The cells of ");
+	cb_html_esc(b, t->sealed.id);
+	cb_buf_adds(b, ": outcome by phase, topology and the variants left out</caption>\n<tr><th scope=\"col\">role</th><th scope=\"col\">cell</th><th scope=\"col\">correctness</th><th scope=\"col\">round a</th><th scope=\"col\">round b</th>");
+	cb_buf_addf(b, "<th scope=\"col\">topology (scoped / total, floor %lld)</th><th scope=\"col\">excluded variants (launches &le; floor)</th>",
 		    rp->cs.launch_floor);
 	if (t->derived)
-		cb_buf_addf(b, "<th>topology at floor %lld</th><th>excluded at floor %lld</th>", rp->floor, rp->floor);
+		cb_buf_addf(b, "<th scope=\"col\">topology at floor %lld</th><th scope=\"col\">excluded at floor %lld</th>", rp->floor, rp->floor);
 	cb_buf_adds(b, "</tr>\n");
 	for (r = 0; r < CB_NROLES; r++) {
 		const char *role = cb_role_name((enum cb_role)r);
@@ -419,7 +424,9 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 		}
 		cb_buf_adds(b, "</tr>\n");
 	}
-	cb_buf_adds(b, "</table>\n<h4>Speedup by order</h4>\n<table class=\"grid\"><tr><th>order</th><th class=\"num\">candidate vs baseline</th><th class=\"num\">A/A: control vs baseline</th><th>stable gain</th><th>stable regression</th><th>timer</th><th class=\"num\">rows</th><th>sessions · SM MHz (b / c / k)</th></tr>\n");
+	cb_buf_adds(b, "</table>\n<h4>Speedup by order</h4>\n<table class=\"grid\"><caption>Speedup of ");
+	cb_html_esc(b, t->sealed.id);
+	cb_buf_adds(b, " in each order, against its A/A band</caption>\n<tr><th scope=\"col\">order</th><th scope=\"col\" class=\"num\">candidate vs baseline</th><th scope=\"col\" class=\"num\">A/A: control vs baseline</th><th scope=\"col\">stable gain</th><th scope=\"col\">stable regression</th><th scope=\"col\">timer</th><th scope=\"col\" class=\"num\">rows</th><th scope=\"col\">sessions · SM MHz (b / c / k)</th></tr>\n");
 	for (o = 0; o < CB_NORDERS; o++) {
 		const json_t *x = json_object_get(orders, o ? "b" : "a");
 		char s[160], a[160], aa_lo[32], aa_hi[32];

@@ -32,8 +32,8 @@ static int number_width(const struct cb_report *rp)
 	return w;
 }
 
-/* The most columns a task table has (derived: task, verdict, topology,
- * round a, round b, timer) with room to spare. */
+/* The most columns a task table has (Markdown, derived: task, verdict,
+ * topology, round a, round b, timer, times). */
 enum { NCOL_MAX = 7 };
 
 /* One line of the task table, cell by cell. */
@@ -65,42 +65,86 @@ static void fmt_row_times(const struct cb_report_task *t, char *out, size_t cap)
 	}
 }
 
-/* Header and cells of the task table; md selects Markdown's spelling. In
- * a derived run the verdict and topology columns read "sealed->derived"
- * where they changed, so that a change stands out. Returns the number of
- * columns. */
-static size_t table_rows(const struct cb_report *rp, int md, struct row *rows)
+/* The verdict cell: "G", or "G->B" where a derived run changed it (md:
+ * "**G** stable-gain", "**G** → **B** no-reduction"). The text table
+ * shows the letter alone to fit 80 columns: a letter's code is its only
+ * one but for X (and B identical-binaries), whose codes the reasons give. */
+static void fmt_verdict(const struct cb_report_task *t, int md, char *out, size_t cap)
 {
-	size_t i, n = 0;
-	int w = md ? 0 : number_width(rp);
+	if (t->derived && t->dverdict != t->sealed.verdict)
+		snprintf(out, cap, md ? "**%c** → **%c** %s" : "%c->%c", t->sealed.verdict, t->dverdict, t->dcode);
+	else if (md)
+		snprintf(out, cap, "**%c** %s", cb_report_verdict(t), cb_report_code(t));
+	else
+		snprintf(out, cap, "%c", cb_report_verdict(t));
+}
 
-	snprintf(rows[0].c[n++], 192, "task");
-	snprintf(rows[0].c[n++], 192, "verdict");
-	snprintf(rows[0].c[n++], 192, "%s", md ? "topology b/c/k" : "b/c/k");
-	snprintf(rows[0].c[n++], 192, "%s", md ? "round a" : "round a %");
-	snprintf(rows[0].c[n++], 192, "%s", md ? "round b" : "round b %");
-	snprintf(rows[0].c[n++], 192, "timer");
-	if (md)
-		snprintf(rows[0].c[n++], 192, "round a µs b / c / k");
+/* Header and cells of the Markdown task table. In a derived run the
+ * verdict and topology columns read "sealed → derived" where they
+ * changed, so that a change stands out. Returns the number of rows
+ * filled, the header included. */
+static size_t table_rows_md(const struct cb_report *rp, struct row *rows)
+{
+	static const char *const head[NCOL_MAX] = { "task", "verdict", "topology b/c/k", "round a", "round b", "timer",
+						    "round a µs b / c / k" };
+	size_t i, k;
+
+	for (k = 0; k < NCOL_MAX; k++)
+		snprintf(rows[0].c[k], 192, "%s", head[k]);
 	for (i = 0; i < rp->n; i++) {
 		const struct cb_report_task *t = &rp->t[i];
 		char (*c)[192] = rows[i + 1].c;
-		size_t k = 0;
 
-		snprintf(c[k++], 192, "%s", t->sealed.id);
-		if (t->derived && t->dverdict != t->sealed.verdict)
-			snprintf(c[k++], 192, md ? "**%c** → **%c** %s" : "%c->%c %s", t->sealed.verdict, t->dverdict,
-				 t->dcode);
-		else if (t->derived)
-			snprintf(c[k++], 192, md ? "**%c** %s" : "%c %s", t->dverdict, t->dcode);
-		else
-			snprintf(c[k++], 192, md ? "**%c** %s" : "%c %s", t->sealed.verdict, t->sealed.code);
-		cb_report_fmt_topology_col(t, md, c[k++], 192);
-		cb_report_fmt_order(&t->sealed, CB_ORDER_A, md, w, c[k++], 192);
-		cb_report_fmt_order(&t->sealed, CB_ORDER_B, md, w, c[k++], 192);
-		cb_report_fmt_timer(&t->sealed, md ? "—" : "-", c[k++], 192);
-		if (md)
-			fmt_row_times(t, c[k++], 192);
+		snprintf(c[0], 192, "%s", t->sealed.id);
+		fmt_verdict(t, 1, c[1], 192);
+		cb_report_fmt_topology_col(t, 1, c[2], 192);
+		cb_report_fmt_order(&t->sealed, CB_ORDER_A, 1, 0, c[3], 192);
+		cb_report_fmt_order(&t->sealed, CB_ORDER_B, 1, 0, c[4], 192);
+		cb_report_fmt_timer(&t->sealed, "—", c[5], 192);
+		fmt_row_times(t, c[6], 192);
+	}
+	return rp->n + 1;
+}
+
+/* The columns of the text task table: one line per task and timed order
+ * (round b under round a), so that it fits 80 columns. */
+enum { TCOL_TASK, TCOL_VERDICT, TCOL_TOPO, TCOL_SPEEDUP, TCOL_TIMER, NTCOL };
+
+/* Header and cells of the text task table; a task's round b line leaves
+ * its first three columns empty. Returns the number of lines filled, the
+ * header included (rows has room for 1 + 2 rp->n). */
+static size_t table_rows_text(const struct cb_report *rp, struct row *rows)
+{
+	size_t i, n = 1;
+	int w = number_width(rp), o;
+
+	snprintf(rows[0].c[TCOL_TASK], 192, "task");
+	snprintf(rows[0].c[TCOL_VERDICT], 192, "verdict");
+	snprintf(rows[0].c[TCOL_TOPO], 192, "b/c/k");
+	snprintf(rows[0].c[TCOL_SPEEDUP], 192, "round: speedup %% [interval]");
+	snprintf(rows[0].c[TCOL_TIMER], 192, "timer");
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+		int shown = 0;
+
+		for (o = 0; o < CB_NORDERS; o++) {
+			char (*c)[192] = rows[n].c, fig[160];
+			if (!t->sealed.present[o] && (o || t->sealed.present[CB_ORDER_B]))
+				continue;
+			memset(&rows[n], 0, sizeof(rows[n]));
+			if (!shown++) {
+				snprintf(c[TCOL_TASK], 192, "%s", t->sealed.id);
+				fmt_verdict(t, 0, c[TCOL_VERDICT], 192);
+				cb_report_fmt_topology_col(t, 0, c[TCOL_TOPO], 192);
+			}
+			cb_report_fmt_order(&t->sealed, o, 0, w, fig, sizeof(fig));
+			if (t->sealed.present[o])
+				snprintf(c[TCOL_SPEEDUP], 192, "%c %s", o ? 'b' : 'a', fig);
+			else
+				snprintf(c[TCOL_SPEEDUP], 192, "-");
+			snprintf(c[TCOL_TIMER], 192, "%s", t->sealed.present[o] ? t->sealed.timer[o] : "-");
+			n++;
+		}
 	}
 	return n;
 }
@@ -130,7 +174,7 @@ static void put_text(struct cb_buf *b, const char *s, int md)
 }
 
 /* Text lines stay within this many columns where the words allow. */
-enum { TEXT_WIDTH = 100 };
+enum { TEXT_WIDTH = 80 };
 
 /* Append receipt text word by word, wrapping before TEXT_WIDTH: col is the
  * column the first word starts at, continuation lines are indented by
@@ -300,7 +344,7 @@ static void put_reasons(struct cb_buf *b, const struct cb_report *rp, int md)
 	for (i = 0; i < rp->n; i++) {
 		const struct cb_report_task *t = &rp->t[i];
 
-		if (cb_report_verdict(t) == 'B')
+		if (cb_report_verdict(t) == 'B' && strcmp(cb_report_code(t), "no-reduction") == 0)
 			continue;
 		if (!shown++)
 			cb_buf_adds(b, md ? "\n**Reasons**\n\n" : "\nreasons:\n");
@@ -309,7 +353,7 @@ static void put_reasons(struct cb_buf *b, const struct cb_report *rp, int md)
 			put_text(b, cb_report_reason(t), md);
 		} else {
 			size_t at = b->len;
-			cb_buf_addf(b, "  %s %c: ", t->sealed.id, cb_report_verdict(t));
+			cb_buf_addf(b, "  %s %c %s: ", t->sealed.id, cb_report_verdict(t), cb_report_code(t));
 			put_wrapped(b, b->len - at, cb_report_reason(t), 4);
 		}
 		cb_buf_adds(b, "\n");
@@ -469,10 +513,11 @@ static void put_where(struct cb_buf *b, const struct cb_report *rp, int md)
 					cb_buf_addf(b, "%s %zu added", l->removed ? "," : "", l->added);
 				put_line_layouts(b, l, md);
 			}
+			/* A path is one word: in text it has a line of its own. */
 			for (r = 0; r < CB_NROLES; r++)
 				if (kn->ttgir[r] && r != CB_ROLE_CONTROL)
-					cb_buf_addf(b, md ? "\n  - TTGIR of the %s: `%s`" : "\n    %-9s %s", cb_role_name((enum cb_role)r),
-						    kn->ttgir[r]);
+					cb_buf_addf(b, md ? "\n  - TTGIR of the %s: `%s`" : "\n    TTGIR of the %s:\n      %s",
+						    cb_role_name((enum cb_role)r), kn->ttgir[r]);
 			cb_buf_adds(b, "\n");
 		}
 	}
@@ -569,7 +614,7 @@ static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 	for (p = 0; p < CB_NPHASES; p++)
 		all += sum[p];
 	cb_buf_adds(b, md ? "\n**Wall time** (s; per phase the cells baseline / control / candidate, sessions summed)\n\n"
-			  : "\nwall time (s; per phase the cells baseline / control / candidate, sessions summed):\n");
+			  : "\nwall time (s; per phase: baseline / control / candidate, sessions summed):\n");
 	cb_buf_adds(b, md ? "- all tasks, in cells " : "  all tasks, in cells ");
 	put_seconds(b, all);
 	cb_buf_adds(b, " s");
@@ -619,44 +664,83 @@ static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 	}
 }
 
-/* The text report: summary lines, a table of tasks in columns padded to
- * their widest cell, then the reasons and the clocks. */
+/* The task table as text, columns padded to their widest cell, two
+ * blanks apart (caliber report, and the end of caliber demo). */
+static void put_table_text(struct cb_buf *b, const struct cb_report *rp, struct row *rows)
+{
+	size_t n = table_rows_text(rp, rows), w[NTCOL] = { 0 }, i, c;
+
+	for (i = 0; i < n; i++)
+		for (c = 0; c < NTCOL; c++)
+			if (strlen(rows[i].c[c]) > w[c])
+				w[c] = strlen(rows[i].c[c]);
+	for (i = 0; i < n; i++)
+		for (c = 0; c < NTCOL; c++)
+			if (c + 1 < NTCOL)
+				cb_buf_addf(b, "%-*s  ", (int)w[c], rows[i].c[c]);
+			else
+				cb_buf_addf(b, "%s\n", rows[i].c[c]);
+}
+
+/* Rewrap, from byte at on, every line longer than TEXT_WIDTH at its
+ * blanks, each continuation indented by 2 more than the line (4 at the
+ * margin), as the renderers' own wrapping does: the lines
+ * no renderer wrapped itself (the summary's). A line that is one word
+ * after its indent (a path) is left whole. */
+static void fit_width(struct cb_buf *b, size_t at)
+{
+	struct cb_buf out = CB_BUF_INIT;
+	const char *p = b->data + at;
+	char *line;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n"), indent = strspn(p, " ");
+		if (n > TEXT_WIDTH && memchr(p + indent, ' ', n - indent) && (line = strndup(p + indent, n - indent))) {
+			cb_buf_addf(&out, "%*s", (int)indent, "");
+			put_wrapped(&out, indent, line, indent ? indent + 2 : 4);
+			free(line);
+		} else {
+			cb_buf_add(&out, p, n);
+		}
+		p += n;
+		if (*p == '\n') {
+			cb_buf_adds(&out, "\n");
+			p++;
+		}
+	}
+	b->len = at;
+	b->data[at] = '\0';
+	if (out.data)
+		cb_buf_adds(b, out.data);
+	cb_buf_release(&out);
+}
+
+/* The text report: summary lines, the task table, then the reasons, where
+ * the converts went, the times, clocks and wall times, within 80 columns. */
 static void render_text(struct cb_buf *b, const struct cb_report *rp, struct row *rows)
 {
-	size_t ncol = table_rows(rp, 0, rows), w[NCOL_MAX] = { 0 }, i, c, total = 0;
-	int gap;
+	size_t at = b->len;
 
 	cb_buf_addf(b, "caliber report: campaign %s (selection %s), %zu tasks\n", rp->cs.campaign,
 		    rp->cs.selection, rp->n);
 	put_summary_lines(b, rp, 0);
-	for (i = 0; i <= rp->n; i++)
-		for (c = 0; c < ncol; c++)
-			if (strlen(rows[i].c[c]) > w[c])
-				w[c] = strlen(rows[i].c[c]);
-	/* Two blanks between columns, one when two would pass TEXT_WIDTH. */
-	for (c = 0; c < ncol; c++)
-		total += w[c] + 2;
-	gap = total - 2 > TEXT_WIDTH ? 1 : 2;
 	cb_buf_adds(b, "\n");
-	for (i = 0; i <= rp->n; i++)
-		for (c = 0; c < ncol; c++)
-			if (c + 1 < ncol)
-				cb_buf_addf(b, "%-*s%*s", (int)w[c], rows[i].c[c], gap, "");
-			else
-				cb_buf_addf(b, "%s\n", rows[i].c[c]);
+	put_table_text(b, rp, rows);
 	put_reasons(b, rp, 0);
 	put_where(b, rp, 0);
 	put_times(b, rp, 0);
 	put_clocks(b, rp, 0);
 	put_walls(b, rp, 0);
+	fit_width(b, at);
 }
 
 /* The Markdown report: the same summary, table and reasons as text, as a
  * GitHub table (task ids escaped like receipt text). */
 static void render_md(struct cb_buf *b, const struct cb_report *rp, struct row *rows)
 {
-	size_t ncol = table_rows(rp, 1, rows), i, c;
+	size_t ncol = NCOL_MAX, i, c;
 
+	table_rows_md(rp, rows);
 	cb_buf_addf(b, "### caliber report: `%s` (selection %s, %zu tasks)\n\n", rp->cs.campaign,
 		    rp->cs.selection, rp->n);
 	put_summary_lines(b, rp, 1);
@@ -684,10 +768,11 @@ static void render_md(struct cb_buf *b, const struct cb_report *rp, struct row *
 }
 
 
-/* The rows of rp's table (a header and one per task), for a renderer. */
+/* The rows of rp's table (a header and, in text, up to two per task), for
+ * a renderer. */
 static struct row *alloc_rows(const struct cb_report *rp, struct cb_err *err)
 {
-	struct row *rows = calloc(rp->n + 1, sizeof(*rows));
+	struct row *rows = calloc(2 * rp->n + 1, sizeof(*rows));
 
 	if (!rows)
 		cb_fail(err, "out of memory");
@@ -712,6 +797,17 @@ int cb_report_md(struct cb_buf *b, const struct cb_report *rp, struct cb_err *er
 	if (!rows)
 		return -1;
 	render_md(b, rp, rows);
+	free(rows);
+	return 0;
+}
+
+int cb_report_table_text(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err)
+{
+	struct row *rows = alloc_rows(rp, err);
+
+	if (!rows)
+		return -1;
+	put_table_text(b, rp, rows);
 	free(rows);
 	return 0;
 }

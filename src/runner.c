@@ -1,4 +1,4 @@
-/* runner.c: `caliber run` (SPEC section 6): preflights, then the frozen task
+/* runner.c: `caliber run` (docs/design.md section 6): preflights, then the frozen task
  * matrix on one device, serially, into a run root that ends sealed. For
  * each task: correctness in every cell, round a of the benchmark in
  * manifest order, topology, round b in reverse order only when the
@@ -35,7 +35,7 @@
 #include "topology.h"
 #include "worker.h"
 
-/* How progress is shown (SPEC section 6, Progress). */
+/* How progress is shown (docs/design.md section 6, Progress). */
 enum progress { PROGRESS_LINES, PROGRESS_LIVE, PROGRESS_JSON, PROGRESS_QUIET };
 
 struct runner {
@@ -56,7 +56,8 @@ struct runner {
 };
 
 /* A line for the user: the event itself with --json-progress (nothing else
- * is written to stdout then), else the text. */
+ * is written to stdout then), else the text; nothing with --quiet, which
+ * prints only errors and the closing verdict line (verdict_line). */
 static void note(const struct runner *rn, json_t *event, const char *fmt, ...) CB_PRINTF(3, 4);
 static void note(const struct runner *rn, json_t *event, const char *fmt, ...)
 {
@@ -64,6 +65,8 @@ static void note(const struct runner *rn, json_t *event, const char *fmt, ...)
 
 	if (rn->progress == PROGRESS_JSON) {
 		cb_json_print_line(stdout, event);
+	} else if (rn->progress == PROGRESS_QUIET) {
+		json_decref(event);
 	} else {
 		json_decref(event);
 		va_start(ap, fmt);
@@ -416,7 +419,7 @@ static int task_fits(struct runner *rn, size_t i, const json_t *task, const stru
 
 /* Round b is run when the candidate's round-a topology (at the run's
  * floor) is below the baseline's, or when round a already shows a stable
- * gain or regression (SPEC section 6): the task accounted as it stands,
+ * gain or regression (docs/design.md section 6): the task accounted as it stands,
  * by the code that will classify it. */
 static int wants_round_b(struct runner *rn, const struct cb_workload *w, const char *task_dir,
 			 struct cb_err *err)
@@ -831,6 +834,32 @@ static int set_deadline(struct runner *rn, long long stop_after, const char *whe
 	return 0;
 }
 
+/* The line a run ends with, --quiet or not: "verdicts: G n, C n, B n,
+ * R n, K n, X n" of the tasks of this run (a "verdicts" event with
+ * --json-progress). */
+static void verdict_line(const struct runner *rn, const struct cb_task_result *res)
+{
+	size_t counts[6] = { 0 }, i;
+	char line[128];
+	json_t *j;
+
+	for (i = 0; i < rn->ntasks; i++)
+		if (res[i].verdict && strchr(CB_VERDICTS_READING, res[i].verdict))
+			counts[strchr(CB_VERDICTS_READING, res[i].verdict) - CB_VERDICTS_READING]++;
+	cb_fmt_verdict_counts(counts, line, sizeof(line));
+	if (rn->progress != PROGRESS_JSON) {
+		printf("%s\n", line);
+	} else {
+		j = json_object();
+		for (i = 0; j && i < 6; i++) {
+			char key[2] = { CB_VERDICTS_READING[i], '\0' };
+			json_object_set_new(j, key, json_integer((json_int_t)counts[i]));
+		}
+		cb_json_print_line(stdout, json_pack("{s:s, s:o}", "event", "verdicts", "counts", j));
+	}
+	fflush(stdout);
+}
+
 int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 {
 	struct runner rn;
@@ -891,6 +920,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	pf.allow_dirty_harness = o->allow_dirty;
 	pf.shard = &o->shard;
 	pf.json = rn.progress == PROGRESS_JSON;
+	pf.quiet = rn.progress == PROGRESS_QUIET;
 	if (cb_preflight_run(&pf, stdout) > 0) {
 		cb_fail(err, "preflight refused the batch: %zu check%s failed (%s); nothing was written", pf.failed,
 			pf.failed == 1 ? "" : "s", pf.failed_names);
@@ -957,6 +987,9 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		note(&rn, json_pack("{s:s, s:I, s:I, s:s}", "event", "stopped", "tasks_done", (json_int_t)ndone,
 				    "tasks", (json_int_t)rn.ntasks, "why", why),
 		     "stopped after %zu of %zu tasks: %s; continue with --resume", ndone, rn.ntasks, why);
+		if (rn.progress == PROGRESS_QUIET)
+			fprintf(stderr, "caliber: run: stopped after %zu of %zu tasks: %s; continue with --resume\n",
+				ndone, rn.ntasks, why);
 		rc = CB_EXIT_STOPPED;
 		goto out;
 	}
@@ -972,6 +1005,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	note(&rn, json_pack("{s:s, s:s, s:b}", "event", "seal-digest", "sha256", digest, "signed", o->sign_key != NULL),
 	     "run: seal: SHA256SUMS sha256 %s%s (record it elsewhere to anchor the run)", digest,
 	     o->sign_key ? ", signed in " CB_SIG_FILE : "");
+	verdict_line(&rn, res);
 	rc = CB_EXIT_OK;
 	if (fail_set[0]) {
 		size_t hits = 0;

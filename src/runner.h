@@ -1,4 +1,4 @@
-/* runner.h: the runner behind `caliber run` (SPEC section 6): preflights,
+/* runner.h: the runner behind `caliber run` (docs/design.md section 6): preflights,
  * then the frozen task matrix on one device, serially, into a run root that
  * ends sealed. */
 #ifndef CB_RUNNER_H

@@ -1,4 +1,4 @@
-/* shard.h: shards of a frozen task matrix (SPEC section 16). A shard is a
+/* shard.h: shards of a frozen task matrix (docs/design.md section 16). A shard is a
  * subset of the matrix's tasks run into its own sealed run root; all cells
  * of a task stay in one shard (they must run on one device). The deal is a
  * pure function of the matrix and the number of shards, so every shard of

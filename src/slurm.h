@@ -1,4 +1,4 @@
-/* slurm.h: `caliber slurm` (SPEC section 16). caliber schedules nothing
+/* slurm.h: `caliber slurm` (docs/design.md section 16). caliber schedules nothing
  * across machines itself: it writes a job script that submits the shards
  * of a frozen campaign as one Slurm job array (one shard per array task,
  * one device each) and a merge job that runs once every shard succeeded

@@ -1,5 +1,5 @@
 /* stats.c: medians, the seeded bootstrap and a task's speedup interval
- * (SPEC section 10; definitions in docs/formats.md, "Statistics"). */
+ * (docs/design.md section 10; definitions in docs/formats.md, "Statistics"). */
 #include "stats.h"
 
 #include <math.h>

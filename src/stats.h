@@ -1,5 +1,5 @@
 /* stats.h: from raw samples to a task's speedup and its confidence interval
- * in one execution order (SPEC section 10). Pure functions: no I/O, and the
+ * in one execution order (docs/design.md section 10). Pure functions: no I/O, and the
  * same inputs give the same bits on any machine. */
 #ifndef CB_STATS_H
 #define CB_STATS_H

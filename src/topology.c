@@ -1,4 +1,4 @@
-/* topology.c: topology accounting (SPEC section 9): a cell's IR joined to
+/* topology.c: topology accounting (docs/design.md section 9): a cell's IR joined to
  * its launch index (ir/index.tsv), counted (ttgir.c) and scoped to the
  * variants launched more than the floor. */
 #include "topology.h"

@@ -1,4 +1,4 @@
-/* topology.h: topology accounting (SPEC section 9): count the topology op
+/* topology.h: topology accounting (docs/design.md section 9): count the topology op
  * as an operation in TTGIR, join each variant's IR with ir/index.tsv, and
  * scope the count to variants launched more than the launch floor. */
 #ifndef CB_TOPOLOGY_H
@@ -78,5 +78,9 @@ void cb_topology_release(struct cb_topology *t);
  * topology is not joinable. Returns a new reference, NULL when out of
  * memory. */
 json_t *cb_topology_json(const struct cb_topology *t);
+
+/* The schema `caliber topology` names in what it prints (the object of
+ * cb_topology_json with a "schema" field; receipts keep it without one). */
+#define CB_TOPOLOGY_SCHEMA "caliber.topology/1"
 
 #endif

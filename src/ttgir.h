@@ -1,4 +1,4 @@
-/* ttgir.h: counting the topology op in TTGIR text (SPEC section 9,
+/* ttgir.h: counting the topology op in TTGIR text (docs/design.md section 9,
  * docs/formats.md "Topology"): in a buffer, a file, data that comes in
  * pieces, and a table of counts made elsewhere (while a seal is verified). */
 #ifndef CB_TTGIR_H

@@ -1,5 +1,5 @@
 /* ttgir_ops.h: the topology ops of one TTGIR module as a compiler engineer
- * reads them (SPEC section 15, docs/formats.md "Topology ops"): for each
+ * reads them (docs/design.md section 15, docs/formats.md "Topology ops"): for each
  * operation that topology accounting counts (ttgir.h), its line, its
  * result, its source and destination layouts as written in the module
  * (`#blocked`, `#mma`, an inline `#ttg.slice<...>`) with their definitions,

@@ -1,4 +1,4 @@
-/* worker.h: one cell's worker processes (SPEC sections 6 and 7,
+/* worker.h: one cell's worker processes (docs/design.md sections 6 and 7,
  * docs/formats.md "Worker session protocol" and "Worker lifetime"): their
  * clean environment with private caches, the requests they receive, and the
  * cell receipt of each request. By default every request runs in a process

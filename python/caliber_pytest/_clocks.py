@@ -1,4 +1,4 @@
-"""Clocks while a row is timed, and pacing before it (SPEC section 6).
+"""Clocks while a row is timed, and pacing before it (docs/design.md section 6).
 
 The H200 lowers its SM clock within a fraction of a second of dense work
 (power cap) and comes back within about a second of rest. So the timing

@@ -20,6 +20,7 @@ int cmd_inventory(int argc, char **argv, struct cb_err *err);
 int cmd_report(int argc, char **argv, struct cb_err *err);
 int cmd_diff(int argc, char **argv, struct cb_err *err);
 int cmd_compare(int argc, char **argv, struct cb_err *err);
+int cmd_export(int argc, char **argv, struct cb_err *err);
 int cmd_merge(int argc, char **argv, struct cb_err *err);
 int cmd_slurm(int argc, char **argv, struct cb_err *err);
 

@@ -1,4 +1,4 @@
-/* cmd/demo.c: `caliber demo` (SPEC section 13), the main job with nothing to
+/* cmd/demo.c: `caliber demo` (docs/design.md section 13), the main job with nothing to
  * configure. With a GPU and Triton present it runs the canary campaign of
  * the built-in corpus against the demo compiler change; without them it
  * verifies the sealed H200 campaign shipped in the repository and
@@ -21,6 +21,7 @@
 #include "plan.h"
 #include "proc.h"
 #include "receipt.h"
+#include "report.h"
 
 extern char **environ;
 
@@ -88,14 +89,18 @@ static void show(const char *const *args)
 	fflush(stdout);
 }
 
-/* The ending both demos share: the verdict matrix of run, and its HTML
- * report written to out_dir/report.html. */
+/* The ending both demos share: the HTML report of run written to
+ * out_dir/report.html, then the task table of its text report (sorted as
+ * the report sorts, within 80 columns). */
 static int finish(const char *run, const char *what, const char *out_dir, struct cb_err *err)
 {
-	char *md = cb_path_join(run, "matrix.md"), *html = cb_path_join(out_dir, "report.html"), *text = NULL;
+	char *html = cb_path_join(out_dir, "report.html");
+	struct cb_buf table = CB_BUF_INIT;
+	struct cb_report rp;
 	int rc = CB_EXIT_FAIL;
 
-	if (!md || !html) {
+	memset(&rp, 0, sizeof(rp));
+	if (!html) {
 		cb_fail(err, "out of memory");
 		goto out;
 	}
@@ -106,14 +111,14 @@ static int finish(const char *run, const char *what, const char *out_dir, struct
 			goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if (cb_read_file(md, &text, NULL, err) < 0)
+	if (cb_report_load(&rp, run, NULL, NULL, 0, err) < 0 || cb_report_table_text(&table, &rp, err) < 0)
 		goto out;
-	printf("\nverdict matrix of %s (%s):\n\n%s", run, what, text);
+	printf("\nverdict matrix of %s (%s):\n\n%s", run, what, table.data ? table.data : "");
 	printf("\ncaliber demo: kept %s (report.html: the run's report as one HTML file)\n", out_dir);
 	rc = CB_EXIT_OK;
 out:
-	free(text);
-	free(md);
+	cb_report_release(&rp);
+	cb_buf_release(&table);
 	free(html);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /* cmd/diff.c: `caliber diff RUN [TASK] [--format text|json] [--run DIR]`:
  * which topology ops the candidate removed, added or kept, in which
- * measured kernel and at which source line (SPEC section 15, diff.h). */
+ * measured kernel and at which source line (docs/design.md section 15, diff.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +12,10 @@
 #include "opts.h"
 
 static const char diff_about[] =
-	"Show where the topology changed (SPEC section 15): per task and per measured\n"
-	"kernel (a variant launched more than the launch floor, as topology accounting\n"
-	"counts it), every topology op of the baseline, control and candidate cells\n"
+	"Show where the topology changed (docs/design.md section 15): per task and\n"
+	"per measured kernel (a variant launched more than the launch floor, as\n"
+	"topology accounting counts it), every topology op of the baseline, control\n"
+	"and candidate cells\n"
 	"with its source location (the loc(...) chain resolved to file:line:col,\n"
 	"innermost first; '<-' reads 'inlined from') and its source and destination\n"
 	"layouts as the module writes them (#blocked, #mma, ...; their definitions\n"

@@ -1,5 +1,5 @@
 /* cmd/inventory.c: `caliber inventory --corpus DIR -o FILE`, the inventory
- * CSV of a corpus tree read statically (SPEC section 4). */
+ * CSV of a corpus tree read statically (docs/design.md section 4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -11,12 +11,13 @@
 #include "opts.h"
 
 static const char inventory_about[] =
-	"Write the inventory CSV (SPEC section 4) of the corpus tree DIR to FILE,\n"
-	"read statically from its pytest files by Python's own parser (ast), without\n"
-	"importing or running them: every test_*.py below DIR/benchmark and DIR/tests,\n"
-	"their `def test*` functions (also async, also methods of Test* classes, node\n"
-	"id TestX::test_y), the op marks on them (@pytest.mark.<op> on the def, its\n"
-	"classes and pytestmark; pytest.param(..., marks=...) in their parametrize\n"
+	"Write the inventory CSV (docs/design.md section 4) of the corpus tree DIR\n"
+	"to FILE, read statically from its pytest files by Python's own parser\n"
+	"(ast), without importing or running them: every test_*.py below\n"
+	"DIR/benchmark and DIR/tests, their `def test*` functions (also async, also\n"
+	"methods of Test* classes, node id TestX::test_y), the op marks on them\n"
+	"(@pytest.mark.<op> on the def, its classes and pytestmark;\n"
+	"pytest.param(..., marks=...) in their parametrize\n"
 	"lists, pytest's own marks left out) and @pytest.mark.parametrize(\"dtype\", ...).\n"
 	"Module-level lists and tuples, names bound to them (also imported from other\n"
 	"files of DIR), + of them and comprehensions over them are evaluated\n"

@@ -1,5 +1,5 @@
 /* cmd/merge.c: `caliber merge SHARD... --output-root DIR`, sealed shards
- * of one frozen campaign joined into one sealed run (SPEC section 16); the
+ * of one frozen campaign joined into one sealed run (docs/design.md section 16); the
  * work is merge.h's. */
 #include "cmd.h"
 #include "merge.h"

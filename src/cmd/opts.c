@@ -27,6 +27,102 @@ void cb_print_help(const struct cb_cmd_spec *spec)
 		       "before it starts anything.\n");
 }
 
+/* Text for roff: backslashes and hyphens escaped, and a line that would
+ * start with a control character ('.' or '\'') guarded. */
+static void roff_text(FILE *f, const char *s, size_t n, int bol)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (bol && (s[i] == '.' || s[i] == '\''))
+			fputs("\\&", f);
+		bol = 0;
+		if (s[i] == '\\')
+			fputs("\\e", f);
+		else if (s[i] == '-')
+			fputs("\\-", f);
+		else
+			fputc(s[i], f);
+	}
+}
+
+/* The first sentence of an about text, for the NAME line: up to the
+ * first ':' or '. ' outside parentheses, its line breaks as blanks. */
+static void roff_summary(FILE *f, const char *about)
+{
+	const char *p;
+	int depth = 0;
+
+	for (p = about; *p; p++) {
+		depth += (*p == '(') - (*p == ')');
+		if (!depth && (*p == ':' || (*p == '.' && (p[1] == ' ' || p[1] == '\n' || !p[1]))))
+			break;
+	}
+	for (; about < p; about++) {
+		if (*about == '\n')
+			fputc(' ', f);
+		else
+			roff_text(f, about, 1, 0);
+	}
+}
+
+void cb_print_man(const struct cb_cmd_spec *spec, const char *version)
+{
+	const struct cb_opt *o;
+	const char *line = spec->about, *c;
+	int literal = 0;
+
+	printf(".TH CALIBER\\-");
+	for (c = spec->name; *c; c++)
+		putchar(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+	printf(" 1 \"\" \"caliber %s\" \"caliber manual\"\n.SH NAME\ncaliber\\-%s \\- ", version, spec->name);
+	roff_summary(stdout, spec->about);
+	printf("\n.SH SYNOPSIS\n.B caliber %s\n", spec->name);
+	roff_text(stdout, spec->usage, strlen(spec->usage), 1);
+	printf("\n.SH DESCRIPTION\n");
+	/* The about text as --help shows it: blank lines end paragraphs,
+	 * indented lines (lists) are kept as they are laid out. */
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+		int indented = line[0] == ' ';
+		if (!n) {
+			printf("%s.PP\n", literal ? ".fi\n" : "");
+			literal = 0;
+		} else {
+			if (indented != literal)
+				printf("%s\n", indented ? ".nf" : ".fi");
+			literal = indented;
+			roff_text(stdout, line, n, 1);
+			putchar('\n');
+		}
+		line += n + (line[n] == '\n');
+	}
+	if (literal)
+		printf(".fi\n");
+	printf(".SH OPTIONS\n");
+	for (o = spec->opts; o && o->name; o++) {
+		printf(".TP\n.B ");
+		if (strcmp(o->name, "output") == 0)
+			printf("\\-o, ");
+		printf("\\-\\-");
+		roff_text(stdout, o->name, strlen(o->name), 0);
+		if (o->arg) {
+			printf(" \\fI");
+			roff_text(stdout, o->arg, strlen(o->arg), 0);
+			printf("\\fR");
+		}
+		putchar('\n');
+		roff_text(stdout, o->help, strlen(o->help), 1);
+		putchar('\n');
+	}
+	printf(".TP\n.B \\-h, \\-\\-help\nshow this help and exit\n");
+	if (spec->max_pos)
+		printf(".PP\nPaths may be relative to the current directory; caliber makes them absolute\n"
+		       "before it starts anything.\n");
+	printf(".SH SEE ALSO\n.BR caliber (1);\ndocs/design.md (the design, by numbered section) and docs/formats.md\n"
+	       "(every file caliber reads or writes) in caliber's documentation.\n");
+}
+
 static const struct cb_opt *find_opt(const struct cb_opt *opts, const char *name, size_t n)
 {
 	const struct cb_opt *o;
@@ -170,6 +266,11 @@ static int take_option(const struct cb_cmd_spec *spec, const char *a, int argc, 
 
 	if (n == 4 && strncmp(name, "help", 4) == 0) {
 		cb_print_help(spec);
+		return 1;
+	}
+	if (n == 3 && strncmp(name, "man", 3) == 0) {
+		/* Hidden: the page `make man` writes (man/caliber-NAME.1). */
+		cb_print_man(spec, cb_version());
 		return 1;
 	}
 	o = find_opt(spec->opts, name, n);

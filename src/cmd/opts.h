@@ -1,7 +1,7 @@
 /* opts.h: one table per command describes its options, its usage and its
  * help text; one routine parses argv against it (fio's option table idea).
  *
- * Paths are made absolute here, once, at the boundary (SPEC section 2):
+ * Paths are made absolute here, once, at the boundary (docs/design.md section 2):
  * workers change directory, so nothing caliber hands a child may be
  * relative. A command sees every path option and every positional argument
  * as an absolute path. */
@@ -80,5 +80,11 @@ void cb_args_release(struct cb_args *args);
 
 /* Print the help text of spec to stdout. */
 void cb_print_help(const struct cb_cmd_spec *spec);
+
+/* Print spec as a man page (roff, man(7) macros) to stdout: NAME from the
+ * first sentence of its about text, SYNOPSIS, the about text, and every
+ * option of its table. `caliber CMD --man` (hidden) prints it; `make man`
+ * writes man/caliber-CMD.1 with it. */
+void cb_print_man(const struct cb_cmd_spec *spec, const char *version);
 
 #endif

@@ -1,5 +1,5 @@
 /* cmd/plan.c: `caliber plan --backend NAME`, the plugin plan a backend's
- * capabilities call for (SPEC section 7). */
+ * capabilities call for (docs/design.md section 7). */
 #include <stdio.h>
 
 #include "cmd.h"

@@ -1,4 +1,4 @@
-/* cmd/prepare.c: `caliber prepare` (SPEC section 5): validate a manifest against
+/* cmd/prepare.c: `caliber prepare` (docs/design.md section 5): validate a manifest against
  * its inventory, estimate the budget, and freeze manifest and task matrix. */
 #include <errno.h>
 #include <limits.h>

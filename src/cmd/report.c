@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "bundle.h"
 #include "classify.h"
 #include "cmd.h"
 #include "fsutil.h"
@@ -59,6 +60,10 @@ static const char report_about[] =
 	"Without --format the format follows -o's extension (.md, .html), else\n"
 	"text. -o FILE is written atomically; without it the report goes to\n"
 	"stdout. Links in HTML are relative to FILE's folder.\n"
+	"--bundle DIR writes the HTML report as DIR/report.html with every receipt\n"
+	"and TTGIR file it links copied beside it (DIR/run/..., DIR/derived/...),\n"
+	"so that the folder can be attached to a pull request or moved anywhere;\n"
+	"its run/SHA256SUMS checks them (sha256sum -c --ignore-missing).\n"
 	"A derived run names its run root in derived.json (run.root, as given to\n"
 	"reaccount, taken from the current directory); --run DIR points at it\n"
 	"from elsewhere.\n"
@@ -72,20 +77,21 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_report rp;
 	struct cb_buf b = CB_BUF_INIT;
-	const char *format = NULL, *output = NULL, *fail_on = NULL, *run = NULL;
+	const char *format = NULL, *output = NULL, *fail_on = NULL, *run = NULL, *bundle = NULL;
 	struct cb_args args = CB_ARGS_INIT;
-	char fail_set[8] = "", *data = NULL;
+	char fail_set[8] = "", *data = NULL, *page = NULL;
 	enum format fmt = FMT_TEXT;
-	size_t i, len, hits = 0;
+	size_t i, len, hits = 0, copied = 0;
 	int rc, sealed = 0;
 	const struct cb_opt opts[] = {
 		{ "format", CB_OPT_STR, &format, "FMT", "text, md or html (default: from -o's extension, else text)" },
 		{ "output", CB_OPT_PATH, &output, "FILE", "write the report there, not to stdout" },
 		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task has one of these (e.g. K,R,X)" },
 		{ "run", CB_OPT_PATH, &run, "DIR", "derived run: the run root, when derived.json's run.root is elsewhere" },
+		{ "bundle", CB_OPT_PATH, &bundle, "DIR", "write DIR/report.html with every file it links, to attach or move" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
-	const struct cb_cmd_spec spec = { "report", "RUN_ROOT|DERIVED_DIR [--format text|md|html] [-o FILE] [--fail-on VERDICTS]",
+	const struct cb_cmd_spec spec = { "report", "RUN_ROOT|DERIVED_DIR [--format text|md|html] [-o FILE | --bundle DIR] [--fail-on VERDICTS]",
 					  report_about, opts, 1, 1 };
 
 	rc = cb_parse_opts(&spec, argc, argv, &args, err);
@@ -95,6 +101,11 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	rc = CB_EXIT_USAGE;
 	if (cb_fail_on_parse(fail_on, fail_set, err) < 0)
 		goto out;
+	if (bundle && (output || (format && strcmp(format, "html") != 0))) {
+		cb_fail(err, output ? "--bundle DIR writes DIR/report.html: no -o with it"
+				    : "--bundle writes the HTML report: no --format %s with it", format);
+		goto out;
+	}
 	if (format) {
 		for (i = 0; i < sizeof(formats) / sizeof(formats[0]) && strcmp(formats[i].name, format) != 0; i++)
 			;
@@ -106,13 +117,33 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	} else if (output) {
 		fmt = format_of_file(output);
 	}
+	if (bundle) {
+		fmt = FMT_HTML;
+		if (!(page = cb_path_join(bundle, "report.html"))) {
+			cb_fail(err, "out of memory");
+			rc = CB_EXIT_FAIL;
+			goto out;
+		}
+	}
 	if (run && cb_is_dir(args.pos[0]) && !cb_report_has_file(args.pos[0], "derived.json")) {
 		cb_fail(err, "--run DIR applies to a derived run only, and %s holds no derived.json", args.pos[0]);
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if ((sealed = cb_report_load(&rp, args.pos[0], run, output, fail_set[0] != '\0', err)) < 0)
+	if ((sealed = cb_report_load(&rp, args.pos[0], run, bundle ? page : output, fail_set[0] != '\0', err)) < 0)
 		goto out;
+	if (bundle && rp.href) {
+		/* The bundle holds the run's files under run/, the derived run's
+		 * under derived/: the page links there. */
+		free(rp.href);
+		free(rp.dhref);
+		rp.href = strdup(CB_BUNDLE_RUN);
+		rp.dhref = rp.derived_dir ? strdup(CB_BUNDLE_DERIVED) : NULL;
+		if (!rp.href || (rp.derived_dir && !rp.dhref)) {
+			cb_fail(err, "out of memory");
+			goto out;
+		}
+	}
 	if (!sealed && fail_set[0]) {
 		/* A gate never passes a run whose receipts cannot be trusted, and
 		 * writes nothing for it. */
@@ -130,7 +161,12 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (output) {
+	if (bundle) {
+		if (cb_report_bundle(&rp, data, len, bundle, &copied, err) < 0)
+			goto out;
+		printf("report: wrote %s and the %zu files it links (html, %zu tasks; seal %s)\n", page, copied, rp.n,
+		       rp.seal);
+	} else if (output) {
 		/* cb_report_load checked -o against every folder of the run. */
 		const struct cb_guard g = { "-o", NULL, NULL };
 		if (cb_guard_mkdir_parent(&g, output, 0755, err) < 0 || cb_write_atomic(output, data, len, 0644, err) < 0)
@@ -155,6 +191,7 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		rc = CB_EXIT_GATE;
 	}
 out:
+	free(page);
 	free(data);
 	cb_buf_release(&b);
 	cb_report_release(&rp);

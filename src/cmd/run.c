@@ -1,5 +1,5 @@
 /* cmd/run.c: `caliber run`, a frozen campaign on one device into a sealed
- * run root (SPEC section 6); the work is the runner's (runner.h). */
+ * run root (docs/design.md section 6); the work is the runner's (runner.h). */
 #include <string.h>
 
 #include "cmd.h"
@@ -36,7 +36,9 @@ static const char run_about[] =
 	"expectations. A run that did not do every task ends with exit 4; --resume\n"
 	"(with --history again, if wanted) does every task without a receipt (a\n"
 	"task stopped between its cells is redone).\n"
-	"The seal's own digest (SHA-256 of SHA256SUMS) is printed at the end; with\n"
+	"The seal's own digest (SHA-256 of SHA256SUMS) is printed at the end, then\n"
+	"the line \"verdicts: G n, C n, B n, R n, K n, X n\" (all --quiet prints\n"
+	"besides errors, which go to stderr); with\n"
 	"--sign-key KEY.pem (Ed25519, `openssl genpkey -algorithm ed25519`) the seal\n"
 	"is signed into SHA256SUMS.sig, which `caliber verify --key PUB.pem` checks.\n"
 	"--shard K/N runs only shard K of N into its own sealed run root (tasks dealt\n"
@@ -82,7 +84,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "backends", CB_OPT_PATH, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
 		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable (default: manifest uuid, else 0)" },
 		{ "python", CB_OPT_PROG, &python, "PATH", "interpreter for the worker and preflights (default python3)" },
-		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "no progress output" },
+		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "print only errors and the closing verdict line" },
 		{ "json-progress", CB_OPT_FLAG, &json_progress, NULL, "one JSON object per progress event" },
 		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
 		{ "sign-key", CB_OPT_PATH, &sign_key, "KEY.pem", "sign the seal with this Ed25519 private key (PEM)" },

@@ -1,5 +1,5 @@
 /* cmd/slurm.c: `caliber slurm`, a Slurm job array for the shards of a
- * frozen campaign and a merge job after it (SPEC section 16); the script
+ * frozen campaign and a merge job after it (docs/design.md section 16); the script
  * is slurm.h's. */
 #include <limits.h>
 #include <stdio.h>

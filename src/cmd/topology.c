@@ -1,5 +1,5 @@
 /* cmd/topology.c: `caliber topology CELL_DIR`, one cell's scoped count of
- * the topology op, as JSON (SPEC section 9). */
+ * the topology op, as JSON (docs/design.md section 9). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,16 +12,16 @@
 
 static const char topology_about[] =
 	"Count the topology op in a cell's IR and print the cell's topology as\n"
-	"JSON (SPEC section 9). Every ir/<variant>/ directory of CELL_DIR is joined\n"
-	"with its row of ir/index.tsv; a variant counts the op over all its *.ttgir\n"
-	"files. scoped sums the variants launched more than --floor times, total\n"
-	"sums them all, excluded lists the others. The op counts as an operation\n"
-	"(`%x = OP ...`, `%a, %b = OP ...`, `OP ...`, or the generic form\n"
-	"`\"OP\"(...)`), never as a mention in loc(...), a string, an attribute or a\n"
-	"comment. A directory without a row or a row without IR prints joinable\n"
-	"false with the reasons (scoped and total are then null); a missing or\n"
-	"malformed index and unreadable IR are errors. See docs/formats.md,\n"
-	"\"Topology\".";
+	"JSON (\"schema\": \"caliber.topology/1\"; docs/design.md section 9). Every\n"
+	"ir/<variant>/ directory of CELL_DIR is joined with its row of\n"
+	"ir/index.tsv; a variant counts the op over all its *.ttgir files. scoped\n"
+	"sums the variants launched more than --floor times, total sums them all,\n"
+	"excluded lists the others. The op counts as an operation (`%x = OP ...`,\n"
+	"`%a, %b = OP ...`, `OP ...`, or the generic form `\"OP\"(...)`), never as a\n"
+	"mention in loc(...), a string, an attribute or a comment. A directory\n"
+	"without a row or a row without IR prints joinable false with the reasons\n"
+	"(scoped and total are then null); a missing or malformed index and\n"
+	"unreadable IR are errors. See docs/formats.md, \"Topology\".";
 
 int cmd_topology(int argc, char **argv, struct cb_err *err)
 {
@@ -56,6 +56,10 @@ int cmd_topology(int argc, char **argv, struct cb_err *err)
 		return CB_EXIT_FAIL;
 	j = cb_topology_json(&t);
 	cb_topology_release(&t);
+	if (j && json_object_set_new(j, "schema", json_string(CB_TOPOLOGY_SCHEMA)) < 0) {
+		json_decref(j);
+		j = NULL;
+	}
 	text = j ? cb_json_dumps(j, err) : NULL;
 	if (!j)
 		cb_fail(err, "out of memory");

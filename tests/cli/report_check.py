@@ -5,6 +5,10 @@
   report_check.py links FILE          every relative href names an existing file
   report_check.py dom DOM RUN_ROOT    the DOM (chromium --dump-dom) against the run's receipts
   report_check.py png PNG             a screenshot that is not blank
+  report_check.py inject HTML JS OUT  HTML with the script JS added before </body>, into OUT
+  report_check.py a11y DOM            the DOM of a page with contrast.js: every text at
+                                      WCAG AA contrast, every <svg> labelled, every table
+                                      captioned and every header cell scoped
 
 Each prints what it found and exits 1 on the first thing that is wrong.
 """
@@ -177,6 +181,45 @@ def png(path):
         fail("no verdict colour G in the screenshot")
 
 
+def inject(path, js, out):
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    with open(js, encoding="utf-8") as f:
+        script = f.read()
+    if page.count("</body>") != 1:
+        fail("%s: not one </body>" % path)
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(page.replace("</body>", "<script>\n" + script + "</script>\n</body>"))
+
+
+def a11y(path):
+    data, c = parse(path)
+    result = [el for el in c.elements if el["tag"] == "pre" and el["attrs"].get("id") == "caliber-contrast"]
+    if not result:
+        fail("no contrast result: the script did not run")
+    r = json.loads("".join(result[0]["text"]))
+    for f in r["failures"][:10]:
+        print("contrast %.2f < %.1f: %r (<%s class=%r>) colour %s on %s"
+              % (f["ratio"], f["need"], f["text"], f["tag"], f["cls"], f["fg"], f["bg"]))
+    if r["failures"]:
+        fail("%d of %d texts below WCAG AA contrast" % (len(r["failures"]), r["checked"]))
+    svgs = [el for el in c.elements if el["tag"] == "svg"]
+    bad = [el for el in svgs if el["attrs"].get("role") != "img" or not el["attrs"].get("aria-label", "").strip()]
+    if bad:
+        fail("%d of %d <svg> without role=\"img\" and an aria-label, the first %r" % (len(bad), len(svgs), bad[0]["attrs"]))
+    tables = [i for i, el in enumerate(c.elements) if el["tag"] == "table"]
+    for i in tables:
+        nxt = c.elements[i + 1] if i + 1 < len(c.elements) else None
+        if not nxt or nxt["tag"] != "caption" or not "".join(nxt["text"]).strip():
+            fail("a <table> without a <caption> first: %r" % c.elements[i]["attrs"])
+    ths = [el for el in c.elements if el["tag"] == "th"]
+    unscoped = [el for el in ths if el["attrs"].get("scope") not in ("col", "row", "colgroup", "rowgroup")]
+    if unscoped:
+        fail("%d of %d <th> without scope, the first reads %r" % (len(unscoped), len(ths), "".join(unscoped[0]["text"])))
+    print("%d texts at WCAG AA contrast, %d <svg> labelled, %d tables captioned, %d <th> scoped"
+          % (r["checked"], len(svgs), len(tables), len(ths)))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "wellformed":
@@ -187,5 +230,9 @@ if __name__ == "__main__":
         dom(sys.argv[2], sys.argv[3])
     elif cmd == "png":
         png(sys.argv[2])
+    elif cmd == "inject":
+        inject(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "a11y":
+        a11y(sys.argv[2])
     else:
         fail(__doc__)

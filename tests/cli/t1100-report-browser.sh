@@ -3,7 +3,10 @@
 # committed sealed H200 run; the DOM must show every task with its verdict,
 # one forest-plot mark per task and timed order and one topology mark per
 # task and cell (counted against the receipts), and the screenshot must not
-# be blank. Skipped without chromium, except in CI (CALIBER_TESTS_NO_SKIP=1).
+# be blank; every text meets WCAG AA contrast as the browser computes it
+# (tests/cli/contrast.js: axe-core is not packaged by Debian), every <svg>
+# is labelled, every table captioned and every header cell scoped. Skipped
+# without chromium, except in CI (CALIBER_TESTS_NO_SKIP=1).
 . "$(dirname "$0")/lib.sh"
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
@@ -19,7 +22,9 @@ for p in python3 /usr/bin/python3; do
 done
 run="$CALIBER_ROOT/campaigns/demo-h200/runs/all"
 check="$CALIBER_ROOT/tests/cli/report_check.py"
-export CHROMIUM PIL_PYTHON run check
+contrast="$CALIBER_ROOT/tests/cli/contrast.js"
+spec="$CALIBER_ROOT/tests/golden/runs/basic/spec.json"
+export CHROMIUM PIL_PYTHON run check contrast spec
 
 # chromium, headless and offline, with a profile of its own under $T.
 cat >"$T/.chromium" <<'CHROMIUM'
@@ -43,4 +48,27 @@ test_expect_success 'the screenshot is not blank' '
 	$CALIBER report "$run" -o report.html >/dev/null &&
 	headless --screenshot="$PWD/shot.png" --window-size=1280,2400 "file://$PWD/report.html" >/dev/null &&
 	"$PIL_PYTHON" "$check" png shot.png
+'
+
+test_expect_success 'WCAG AA: every text at 4.5:1 (3:1 when large), every <svg> labelled, tables captioned and scoped' '
+	. "$T/../.chromium" &&
+	$CALIBER report "$run" -o report.html >/dev/null &&
+	python3 "$check" inject report.html "$contrast" probe.html &&
+	headless --dump-dom "file://$PWD/probe.html" >dom.html &&
+	python3 "$check" a11y dom.html >out && cat out &&
+	grep -q "^[0-9]* texts at WCAG AA contrast, 230 <svg> labelled, " out
+'
+
+test_expect_success 'WCAG AA holds for every verdict colour, zero counts, and a derived run side by side' '
+	. "$T/../.chromium" &&
+	"$CALIBER_TOOLS/cbtest" mkrun "$spec" basic &&
+	$CALIBER reaccount basic --floor 0 --output d0 >/dev/null &&
+	for r in basic d0; do
+		$CALIBER report $r -o $r.html >/dev/null &&
+		python3 "$check" inject $r.html "$contrast" probe-$r.html &&
+		headless --dump-dom "file://$PWD/probe-$r.html" >dom-$r.html &&
+		python3 "$check" a11y dom-$r.html || exit 1
+	done &&
+	grep -q "class=\"count v-C\" data-verdict=\"C\" data-count=\"1\"" basic.html &&
+	grep -q "class=\"count v-B none\" data-verdict=\"B\" data-count=\"0\"" d0.html
 '

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The path attacks of issue 14 as one catalogue: every command that writes
-# (prepare, run, worker, reaccount, report, inventory) is aimed at one
+# (prepare, run, worker, reaccount, report, export, inventory) is aimed at one
 # sealed run S through every way a path can lead into it: the plain path,
 # ".." after a missing folder, a link to S, a link to a folder above it, a
 # link behind a missing folder, a dangling link into S, a link to a folder
@@ -39,6 +39,7 @@ aim() {
 		--backends "$CALIBER_ROOT/tests/backends" --worker "python3 $W/replay.py $D" ;;
 	reaccount) $CALIBER reaccount S --floor 0 --output "$t" ;;
 	report) $CALIBER report S -o "$t" ;;
+	export) $CALIBER export S -o "$t" ;;
 	inventory) $CALIBER inventory --corpus "$CALIBER_ROOT/ops" -o "$t" ;;
 	esac
 }
@@ -86,13 +87,14 @@ test_expect_success 'the arena: a sealed run S, a frozen campaign, a folder whos
 
 # The forms every command meets: name, target, and the refusal as a
 # function of the command (its option, and how it names the run).
-for c in prepare run worker reaccount report inventory; do
+for c in prepare run worker reaccount report export inventory; do
 	case $c in
 	prepare) opt=--output-root; long=--output-root; inside="inside the sealed run $A/S (a sealed run is never written to)" ;;
 	run) opt=; long=--output-root; inside="inside the sealed run $A/S (a sealed run is never written to)" ;;
 	worker) opt=--out; long=--out; inside="inside the sealed run $A/S (a sealed run is never written to)" ;;
 	reaccount) opt=--output; long=--output; inside="inside the run root $A/S (a derived run is always written outside it)" ;;
 	report) opt=-o; long=--output; inside="inside the run root $A/S (a sealed run is never written to)" ;;
+	export) opt=-o; long=--output; inside="inside the run root $A/S (an export is written outside the run it reads)" ;;
 	inventory) opt=-o; long=--output; inside="inside the sealed run $A/S (a sealed run is never written to)" ;;
 	esac
 	export c opt long inside
@@ -138,7 +140,7 @@ for c in prepare run worker reaccount report inventory; do
 		run) why_out="$A/NR exists (use --resume to continue a run there)" a=3
 		     m="caliber: run: preflight refused the batch: 1 check failed (output-root); nothing was written" ;;
 		reaccount) m="caliber: reaccount: --output $A/NR: already exists and is not an empty directory; refusing to overwrite" a=1 ;;
-		report) m="caliber: report: $A/NR: exists and is not a regular file; refusing to replace it" a=1 ;;
+		report|export) m="caliber: $c: $A/NR: exists and is not a regular file; refusing to replace it" a=1 ;;
 		inventory) m="caliber: inventory: -o $A/NR: exists and is not a regular file" a=1 ;;
 		esac &&
 		{ attack $c dangling-link-as-target $a "$m" NR || fails=$((fails + 1)); } &&

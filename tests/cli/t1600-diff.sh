@@ -1,6 +1,6 @@
 #!/bin/sh
 # diff: which topology ops the candidate removed, added or kept, per
-# measured kernel and source line (SPEC section 15), against goldens on the
+# measured kernel and source line (docs/design.md section 15), against goldens on the
 # real TTGIR of tests/data/ttgir and on every committed H200 run; derived
 # runs; the exact refusals.
 . "$(dirname "$0")/lib.sh"

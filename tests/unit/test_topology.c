@@ -1,4 +1,4 @@
-/* test_topology.c: topology accounting (SPEC section 9).
+/* test_topology.c: topology accounting (docs/design.md section 9).
  *
  * Data-driven: every file listed in tests/data/ttgir/expected.tsv (real
  * TTGIR captured on a GPU) and tests/golden/ttgir/expected.tsv (synthetic
