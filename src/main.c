@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "fsutil.h"
 #include "proc.h"
+#include "suggest.h"
 
 struct cmd_entry {
 	const char *name;
@@ -61,6 +62,23 @@ static void usage(FILE *f)
 		   "\nexit status (every command):\n");
 	for (i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
 		fprintf(f, "  %d  %s\n", exit_statuses[i].code, exit_statuses[i].meaning);
+}
+
+/* A word that names no command: the nearest command when it looks like a
+ * typo of one, and where the list is, rather than the whole usage. */
+static void unknown_command(const char *word)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])];
+	const char *near;
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		names[i] = commands[i].name;
+	near = cb_suggest(word, names, sizeof(commands) / sizeof(commands[0]));
+	if (near)
+		fprintf(stderr, "caliber: unknown command '%s' (did you mean %s?)\n", word, near);
+	else
+		fprintf(stderr, "caliber: unknown command '%s'; caliber --help lists the commands\n", word);
 }
 
 /* TMPDIR made absolute once, before anything uses it: the scratch folders
@@ -121,7 +139,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "caliber: %s: %s\n", commands[i].name, err.msg);
 		return rc;
 	}
-	fprintf(stderr, "caliber: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	unknown_command(argv[1]);
 	return CB_EXIT_USAGE;
 }

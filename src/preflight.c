@@ -48,7 +48,10 @@ static int capture(const char *const argv[], char *const envp[], long long timeo
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		const char *last = last_line(errout);
 		cb_describe_status(status, how, sizeof(how));
-		rc = cb_fail(err, "%s %s%s%s", argv[0], how, last[0] ? ": " : "", last);
+		rc = cb_fail(err, "%s %s%s%s%s", argv[0], how, last[0] ? ": " : "", last,
+			     strstr(last, "No module named 'pytest'")
+			     ? " (this interpreter has no pytest: name one that has it with --python, e.g. /usr/bin/python3 with Debian's python3-pytest)"
+			     : "");
 		free(*out);
 		*out = NULL;
 	}

@@ -15,6 +15,7 @@
 #include "manifest.h"
 #include "matrix.h"
 #include "opts.h"
+#include "plan.h"
 #include "receipt.h"
 #include "seal.h"
 
@@ -142,7 +143,8 @@ static const char prepare_about[] =
 	"case with round b), and unless --dry-run freeze manifest.json (the same\n"
 	"bytes) and task-matrix.json read-only under --output-root. Never\n"
 	"overwrites. --selection all needs --canary-receipt of a sealed canary run\n"
-	"of the same manifest with no X verdict.";
+	"of the same manifest with no X verdict. The manifest's device.backend must\n"
+	"be a backend run can load: caliber's backends/, or those of --backends DIR.";
 
 int cmd_prepare(int argc, char **argv, struct cb_err *err)
 {
@@ -155,6 +157,8 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	json_t *mx = NULL;
 	size_t len, inv_len, i;
 	const char *opt_inventory = NULL, *opt_selection = "canary", *opt_canary = NULL, *opt_output = NULL;
+	const char *opt_backends = NULL;
+	struct cb_backend backend;
 	int opt_dry_run = 0;
 	const struct cb_opt opts[] = {
 		{ "inventory-dir", CB_OPT_PATH, &opt_inventory, "DIR", "folder holding inventory_main.csv (required)" },
@@ -162,6 +166,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		{ "canary-receipt", CB_OPT_PATH, &opt_canary, "FILE", "campaign.json of a sealed canary run (for all)" },
 		{ "dry-run", CB_OPT_FLAG, &opt_dry_run, NULL, "validate and estimate, write nothing" },
 		{ "output-root", CB_OPT_PATH, &opt_output, "DIR", "freeze into DIR/<campaign>-<selection>/" },
+		{ "backends", CB_OPT_PATH, &opt_backends, "DIR", "folder of backend files (default caliber's backends/)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "prepare", "MANIFEST --inventory-dir DIR [options]",
@@ -172,6 +177,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&inv, 0, sizeof(inv));
 	memset(&m, 0, sizeof(m));
+	memset(&backend, 0, sizeof(backend));
 	rc = CB_EXIT_FAIL;
 	if (!opt_inventory) {
 		cb_fail(err, "--inventory-dir is required");
@@ -197,6 +203,12 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		goto out;
 	if (cb_manifest_parse(bytes, len, args.pos[0], &m, err) < 0)
 		goto out;
+	/* The backend is part of the contract: a name that run cannot load is
+	 * refused now, not after the campaign is frozen. */
+	if (cb_backend_load(opt_backends, m.backend, &backend, err) < 0) {
+		cb_prefix(err, "%s: device.backend", args.pos[0]);
+		goto out;
+	}
 	inv_path = cb_path_join(opt_inventory, CB_INVENTORY_FILE);
 	if (!inv_path || cb_read_file(inv_path, &inv_bytes, &inv_len, err) < 0 ||
 	    cb_inventory_parse(inv_bytes, inv_len, inv_path, &inv, err) < 0)
@@ -243,6 +255,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	rc = CB_EXIT_OK;
 out:
 	json_decref(mx);
+	cb_backend_release(&backend);
 	cb_inventory_release(&inv);
 	cb_manifest_release(&m);
 	free(bytes);

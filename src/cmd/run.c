@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "devices.h"
+#include "fsutil.h"
 #include "opts.h"
 #include "runner.h"
 #include "sign.h"
@@ -34,6 +35,41 @@ static const char run_about[] =
 	"starts), into OUTPUT.shards/<K>, and merges them into --output-root.\n"
 	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
 	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
+
+/* Refuse a run without every required option, naming those missing and
+ * what each is; a campaign that was never frozen is told to run prepare
+ * first, and a frozen manifest given alone is told where its matrix is. */
+static void missing_options(const char *manifest, const char *matrix, const char *build_root, const char *corpus,
+			    const char *output, struct cb_err *err)
+{
+	static const char *const what[] = {
+		"--manifest FROZEN/manifest.json", "--task-matrix FROZEN/task-matrix.json",
+		"--build-root DIR (the compiler's root: the folder `import triton` resolves to)",
+		"--corpus DIR (the corpus tree)", "--output-root DIR (the run root to create)"
+	};
+	const char *given[] = { manifest, matrix, build_root, corpus, output };
+	struct cb_buf b = CB_BUF_INIT;
+	char *beside = NULL;
+	size_t i;
+
+	for (i = 0; i < 5; i++)
+		if (!given[i])
+			cb_buf_addf(&b, "%s%s", b.len ? ", " : "", what[i]);
+	if (manifest && !matrix) {
+		const char *slash = strrchr(manifest, '/');
+		beside = cb_strdupf("%.*s/task-matrix.json", (int)(slash - manifest), manifest);
+	}
+	if (beside && cb_exists(beside))
+		cb_fail(err, "missing %s (did you mean --task-matrix %s?)", b.data, beside);
+	else if (!manifest || !matrix)
+		cb_fail(err, "missing %s; the manifest and the task matrix are a frozen campaign: run caliber prepare "
+			     "MANIFEST --inventory-dir DIR --output-root FROZEN first, then give FROZEN/<campaign>-<selection>/"
+			     "manifest.json and task-matrix.json", b.data ? b.data : "");
+	else
+		cb_fail(err, "missing %s", b.data ? b.data : "");
+	free(beside);
+	cb_buf_release(&b);
+}
 
 int cmd_run(int argc, char **argv, struct cb_err *err)
 {
@@ -77,7 +113,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	rc = CB_EXIT_USAGE;
 	if (!manifest || !matrix || !build_root || !corpus || !output) {
-		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus and --output-root are required");
+		missing_options(manifest, matrix, build_root, corpus, output, err);
 	} else if (isolate && strcmp(isolate, "task") != 0) {
 		cb_fail(err, "--isolate: the only unit is 'task'");
 	} else if (sign_key && cb_sign_key_check(sign_key, err) < 0) {

@@ -15,7 +15,7 @@ setup='
 make_frozen() {
 	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
 	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null
 }
 run() {
 	sel=$1; out=$2; shift 2
@@ -34,7 +34,7 @@ run_bg() {
 verdicts() { cut -d, -f1,3,4 "$1/matrix.csv" | tr -d "\r"; }
 make_all() {
 	make_frozen && run canary canary --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --selection all \
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" --selection all \
 		--canary-receipt canary/campaign.json >/dev/null
 }
 '

@@ -9,7 +9,8 @@
 #   $CALIBER          the binary under test
 #   $CALIBER_ROOT     the repository
 #   expect_refusal CODE MESSAGE_FILE cmd...   exit status CODE and stderr exactly the file
-#                     (@CWD@ in it standing for the current directory)
+#                     (@CWD@ in it standing for the current directory, @HOME@
+#                     for caliber's tree)
 #   expect_empty DIR  DIR does not exist or is empty
 set -u
 : "${CALIBER:?run through tests/run.sh}"
@@ -37,8 +38,9 @@ expect_refusal() {
 		echo "exit status $rc, expected $code"; cat "$T/.err"; return 1
 	fi
 	# @CWD@ in the expected message stands for the directory of the case:
-	# caliber names every path absolute.
-	sed "s|@CWD@|$PWD|g" "$msg" >"$T/.want"
+	# caliber names every path absolute; @HOME@ for caliber's own tree, as
+	# the binary finds it (links resolved).
+	sed -e "s|@CWD@|$PWD|g" -e "s|@HOME@|$(cd "$CALIBER_ROOT" && pwd -P)|g" "$msg" >"$T/.want"
 	if ! cmp -s "$T/.want" "$T/.err"; then
 		echo "stderr differs:"; diff "$T/.want" "$T/.err"; return 1
 	fi
