@@ -17,6 +17,7 @@ struct cmd_entry {
 };
 
 static const struct cmd_entry commands[] = {
+	{ "pin", cmd_pin, "fill a manifest's pins (tree digests, commits) from real trees" },
 	{ "prepare", cmd_prepare, "validate a manifest, estimate, freeze the task matrix" },
 	{ "demo", cmd_demo, "the main job: a canary on a GPU, or replay the shipped H200 run" },
 	{ "run", cmd_run, "run a frozen campaign on one device into a sealed run root" },

@@ -22,5 +22,6 @@ int cmd_diff(int argc, char **argv, struct cb_err *err);
 int cmd_compare(int argc, char **argv, struct cb_err *err);
 int cmd_merge(int argc, char **argv, struct cb_err *err);
 int cmd_slurm(int argc, char **argv, struct cb_err *err);
+int cmd_pin(int argc, char **argv, struct cb_err *err);
 
 #endif

@@ -137,6 +137,13 @@ static int set_opt(const struct cb_opt *o, const char *value, struct cb_args *ar
 		return (*(const char **)o->dst = absolute(args, what, value, err)) ? 0 : -1;
 	case CB_OPT_CMD:
 		return (*(const char **)o->dst = absolute_words(args, what, value, err)) ? 0 : -1;
+	case CB_OPT_LIST: {
+		struct cb_opt_list *l = o->dst;
+		if (l->n >= CB_OPT_LIST_MAX)
+			return cb_fail(err, "--%s: at most %d times", o->name, CB_OPT_LIST_MAX);
+		l->v[l->n++] = value;
+		return 0;
+	}
 	case CB_OPT_INT:
 		errno = 0;
 		v = strtoll(value, &end, 10);
