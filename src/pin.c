@@ -353,47 +353,52 @@ static void real_text(double x, char out[32])
 		strcat(out, ".0");
 }
 
-/* Replace every real of j (a copy) by the string "\0<n>", its text into
- * reals[n]: a string no manifest can hold (NUL is refused), so that its
- * place in the dump is found without doubt. Returns the next n, or -1
- * when out of memory or past cap. */
+/* The mark that stands for the real v in the dump: the string "\0<n>",
+ * which no manifest can hold (NUL is refused), so that its place is found
+ * without doubt; v's text goes to reals[n]. NULL when out of memory or
+ * past cap. */
+static json_t *mark_of(const json_t *v, char (*reals)[32], long *n, long cap)
+{
+	char mark[24];
+	int len;
+
+	if (*n >= cap)
+		return NULL;
+	real_text(json_real_value(v), reals[*n]);
+	len = snprintf(mark, sizeof(mark), "%c%ld", '\0', (*n)++);
+	return json_stringn(mark, (size_t)len);
+}
+
+/* Replace every real of j (a copy) by its mark; returns the next n, or
+ * -1 when out of memory or past cap. */
 static long mark_reals(json_t *j, char (*reals)[32], long n, long cap)
 {
 	const char *k;
-	json_t *v;
+	json_t *v, *m;
 	size_t i;
 	void *tmp;
 
 	if (json_is_object(j))
 		json_object_foreach_safe(j, tmp, k, v) {
-			if (json_is_real(v)) {
-				char mark[24];
-				int len = snprintf(mark, sizeof(mark), "%c%ld", '\0', n);
-				if (n >= cap)
-					return -1;
-				real_text(json_real_value(v), reals[n++]);
-				if (json_object_set_new(j, k, json_stringn(mark, (size_t)len)) < 0)
-					return -1;
-			} else if ((n = mark_reals(v, reals, n, cap)) < 0) {
+			if (!json_is_real(v))
+				n = mark_reals(v, reals, n, cap);
+			else if (!(m = mark_of(v, reals, &n, cap)) || json_object_set_new(j, k, m) < 0)
+				n = -1;
+			if (n < 0)
 				return -1;
-			}
 		}
 	if (json_is_array(j))
 		json_array_foreach(j, i, v) {
-			if (json_is_real(v)) {
-				char mark[24];
-				int len = snprintf(mark, sizeof(mark), "%c%ld", '\0', n);
-				if (n >= cap)
-					return -1;
-				real_text(json_real_value(v), reals[n++]);
-				if (json_array_set_new(j, i, json_stringn(mark, (size_t)len)) < 0)
-					return -1;
-			} else if ((n = mark_reals(v, reals, n, cap)) < 0) {
+			if (!json_is_real(v))
+				n = mark_reals(v, reals, n, cap);
+			else if (!(m = mark_of(v, reals, &n, cap)) || json_array_set_new(j, i, m) < 0)
+				n = -1;
+			if (n < 0)
 				return -1;
-			}
 		}
 	return n;
 }
+
 char *cb_pin_text(const json_t *doc, const char *name, struct cb_err *err)
 {
 	enum { CAP = 256 };
