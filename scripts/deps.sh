@@ -7,6 +7,8 @@
 #           (keys for the signed-seal tests) and git
 #   --ci:   also clang (libFuzzer targets), chromium and python3-pil (the
 #           report's browser test renders its HTML and reads the screenshot),
+#           python3-venv and python3-setuptools (the install test makes a
+#           virtual environment and pip-installs python/ in it, offline),
 #           and Slurm with what its accounting needs (tests/slurm/run.sh
 #           starts a one-node cluster: slurm-wlm, slurmdbd, munge,
 #           mariadb-server)
@@ -40,6 +42,10 @@ if [ "${1:-}" = "--ci" ]; then
 	need_cmd chromium chromium
 	{ python3 -c 'import PIL' || /usr/bin/python3 -c 'import PIL'; } >/dev/null 2>&1 ||
 		missing="$missing python3-pil"
+	{ python3 -c 'import ensurepip, venv' || /usr/bin/python3 -c 'import ensurepip, venv'; } >/dev/null 2>&1 ||
+		missing="$missing python3-venv"
+	{ python3 -c 'import setuptools' || /usr/bin/python3 -c 'import setuptools'; } >/dev/null 2>&1 ||
+		missing="$missing python3-setuptools"
 	need_cmd slurmctld slurm-wlm
 	need_cmd slurmdbd slurmdbd
 	need_cmd munged munge

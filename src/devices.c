@@ -442,7 +442,9 @@ int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err 
 	if (o->json_progress)
 		cb_json_print_line(stdout, json_pack("{s:s, s:I, s:s}", "event", "merged", "shards", (json_int_t)n,
 						     "root", o->output));
-	rc = fail_set[0] ? gate(o, fail_set, err) : CB_EXIT_OK;
+	rc = cb_run_verdicts(o->output, o->json_progress, 1, err);
+	if (rc == CB_EXIT_OK && fail_set[0])
+		rc = gate(o, fail_set, err);
 out:
 	for (k = 0; handlers && k < sizeof(stop_signals) / sizeof(stop_signals[0]); k++)
 		sigaction(stop_signals[k], &saved[k], NULL);

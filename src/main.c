@@ -40,12 +40,12 @@ static const struct {
 	int code;
 	const char *meaning;
 } exit_statuses[] = {
-	{ CB_EXIT_OK, "success (a run that completed, whatever its verdicts, unless --fail-on says otherwise)" },
+	{ CB_EXIT_OK, "success (a run that completed, whatever its verdicts but X, unless --fail-on says otherwise)" },
 	{ CB_EXIT_FAIL, "the command failed; the message says why" },
 	{ CB_EXIT_USAGE, "bad command line" },
 	{ CB_EXIT_PREFLIGHT, "run: a preflight refused the batch; nothing was written" },
 	{ CB_EXIT_STOPPED, "run: stopped by --stop-after or --deadline; continue with --resume" },
-	{ CB_EXIT_GATE, "run, report: --fail-on matched a verdict; demo: a task it ran is X" },
+	{ CB_EXIT_GATE, "run, demo: a task is X (the first is named); run, report: --fail-on matched a verdict" },
 	{ CB_EXIT_VERIFY, "verify, and report --fail-on: the seal (with verify --key, its signature) does not hold" },
 };
 
@@ -60,6 +60,9 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n  --version  print the version and the commit it was built from\n"
 		   "  -h, --help this list; `caliber <command> -h` for one command\n"
+		   "\nenvironment:\n"
+		   "  CALIBER_HOME  caliber's tree (backends/, python/, ops/, ...); by default the one\n"
+		   "                beside the binary: the checkout it was built in, or PREFIX/share/caliber\n"
 		   "\nexit status (every command):\n");
 	for (i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
 		fprintf(f, "  %d  %s\n", exit_statuses[i].code, exit_statuses[i].meaning);

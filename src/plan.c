@@ -88,9 +88,10 @@ static void no_backend(const char *dir, const char *name, const char *path, stru
 		}
 		near = cb_suggest(name, names, k);
 	}
-	cb_fail(err, "backend '%s': no file %s%s%s%s; %s%s; --backends DIR takes backends from another folder", name,
+	cb_fail(err, "backend '%s': no file %s%s%s%s; %s%s; --backends DIR takes backends from another folder%s", name,
 		path, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "",
-		k ? "the backends there: " : "no backend there", k ? have.data : "");
+		k ? "the backends there: " : "no backend there", k ? have.data : "",
+		cb_home_found() ? "" : " (caliber found no tree of its own above its binary: set CALIBER_HOME to it)");
 	free(names);
 	cb_strv_free(files, n);
 	cb_buf_release(&have);
@@ -204,6 +205,10 @@ static int is_home(const char *dir)
 	return r;
 }
 
+/* Where the search for caliber's tree ended: 1 found (or CALIBER_HOME), 0
+ * not found ("." is used), -1 not searched yet. */
+static int home_found = -1;
+
 const char *cb_home(void)
 {
 	static char home[PATH_MAX];
@@ -214,15 +219,19 @@ const char *cb_home(void)
 
 	if (home[0])
 		return home;
+	home_found = 1;
 	if (env && *env) {
 		snprintf(home, sizeof(home), "%s", env);
 		return home;
 	}
+	/* The folders above the binary: a checkout (caliber, build/normal/caliber)
+	 * holds the tree itself, an installed prefix (bin/caliber) holds it in
+	 * share/caliber. */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
 		for (up = 0; up < 4; up++) {
-			char *slash = strrchr(exe, '/');
+			char *slash = strrchr(exe, '/'), *share;
 			if (!slash || slash == exe)
 				break;
 			*slash = '\0';
@@ -230,8 +239,22 @@ const char *cb_home(void)
 				snprintf(home, sizeof(home), "%s", exe);
 				return home;
 			}
+			share = cb_path_join(exe, "share/caliber");
+			if (share && is_home(share) && strlen(share) < sizeof(home)) {
+				snprintf(home, sizeof(home), "%s", share);
+				free(share);
+				return home;
+			}
+			free(share);
 		}
 	}
+	home_found = 0;
 	snprintf(home, sizeof(home), ".");
 	return home;
+}
+
+int cb_home_found(void)
+{
+	cb_home();
+	return home_found == 1;
 }

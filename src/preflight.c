@@ -560,7 +560,12 @@ static void target_results(const json_t *queries, const json_t *res, struct cb_b
 		char *args = json_dumps(json_object_get(q, "args"), JSON_COMPACT);
 		const char *sep = why->len ? "; " : "";
 
-		if (json_array_size(missing))
+		/* A test that is not found because its file failed to collect
+		 * is named with that failure: it is the cause. */
+		if (json_array_size(missing) && json_array_size(errors))
+			cb_buf_addf(why, "%s%s: %s not found (collecting: %s)", sep, id,
+				    json_string_value(json_array_get(missing, 0)), json_string_value(json_array_get(errors, 0)));
+		else if (json_array_size(missing))
 			cb_buf_addf(why, "%s%s: %s not found", sep, id, json_string_value(json_array_get(missing, 0)));
 		else if (json_array_size(errors))
 			cb_buf_addf(why, "%s%s: %s", sep, id, json_string_value(json_array_get(errors, 0)));

@@ -33,8 +33,12 @@ static const char run_about[] =
 	"listed device in parallel, each a caliber run of its own pinned through the\n"
 	"backend's visibility variable and preflighted on its device (all before any\n"
 	"starts), into OUTPUT.shards/<K>, and merges them into --output-root.\n"
-	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
-	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
+	"A sealed run ends with `verdicts: G n, C n, B n, R n, K n, X n` and the path\n"
+	"of its report (with --quiet too). A task whose correctness fails in every\n"
+	"cell gets no timing session. Exit status: 0 for a completed campaign\n"
+	"whatever its verdicts, but 5 when a task is X (could not be measured:\n"
+	"the first is named; a --shard's X is left to the merged run), or when\n"
+	"--fail-on VERDICTS (e.g. K,R) names one that occurred.";
 
 /* Refuse a run without every required option, naming those missing and
  * what each is; a campaign that was never frozen is told to run prepare

@@ -24,6 +24,16 @@ PY=${PYTHON:-python3}
 commit=$($CALIBER --version | sed 's/.*(commit \([0-9a-f]*\).*/\1/')
 case "$($CALIBER --version)" in *dirty*|*unknown*) DIRTY=--allow-dirty-harness ;; *) DIRTY= ;; esac
 export PY commit DIRTY
+
+# python_with MODULE: the first interpreter that imports MODULE (an optional
+# tool's Python side, e.g. PIL), of $CALIBER_TEST_PYTHONS (default: the one
+# with pytest, python3, and /usr/bin/python3, which Debian's python3-*
+# packages serve); empty when none does, which a test reports as a skip.
+python_with() {
+	for p in ${CALIBER_TEST_PYTHONS:-$PY python3 /usr/bin/python3}; do
+		if "$p" -c "import $1" >/dev/null 2>&1; then echo "$p"; return 0; fi
+	done
+}
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
 test_count=0
 

@@ -24,8 +24,7 @@ setup='
 # candidate cell runs with FAKEGPU_THROTTLE=MODE (the fake pynvml).
 fake_campaign() {
 	cp -R "$G/site" site && cp -R "$F/corpus" corpus &&
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest site/triton)/" -e "s/@CORPUS_TREE@/$($CALIBER digest corpus)/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$F/manifest.in.json" >manifest.json &&
+	$CALIBER pin "$F/manifest.in.json" -o manifest.json --compiler site/triton --corpus corpus $DIRTY >/dev/null &&
 	if [ -n "${1:-}" ]; then
 		python3 -c "import json, sys; m = json.load(open(\"manifest.json\")); m[\"cells\"][2][\"env\"][\"FAKEGPU_THROTTLE\"] = sys.argv[1]; json.dump(m, open(\"manifest.json\", \"w\"))" "$1"
 	fi &&
@@ -109,7 +108,9 @@ test_expect_success 'the GPU path of caliber demo under the fake GPU gives the H
 	cut -d, -f1,3 "$1/run-canary/matrix.csv" >got && cmp want got &&
 	grep -q "^| matmul_bias_gelu | \*\*G\*\* stable-gain | " stdout &&
 	head -1 "$1/report.html" | grep -qx "<!DOCTYPE html>" &&
-	tail -1 stdout | grep -qx "caliber demo: kept $PWD/$1 (report.html: the run.s report as one HTML file)" &&
+	tail -3 stdout | head -1 | grep -qx "caliber demo: kept $PWD/$1 (report.html: the run.s report as one HTML file)" &&
+	tail -2 stdout | head -1 | grep -qx "verdicts: G 2, C 0, B 6, R 0, K 0, X 0" &&
+	tail -1 stdout | grep -qx "report: $PWD/$1/report.html" &&
 	$CALIBER verify "$1/run-canary" >/dev/null
 '
 
