@@ -9,7 +9,7 @@
 . "$(dirname "$0")/campaign.sh"
 
 test_expect_success 'examples/cpu/run.sh: the CPU example in one command gives G, C, B, R and K, sealed, with a report' '
-	mkdir elsewhere && cd elsewhere &&
+	eval "$setup" && mkdir elsewhere && cd elsewhere &&
 	CALIBER=$CALIBER PYTHON=$PY TMPDIR=$T sh "$CALIBER_ROOT/examples/cpu/run.sh" >stdout 2>stderr &&
 	printf "%s\n" "verdicts: G 1, C 1, B 1, R 1, K 1, X 0" \
 		"report: $PWD/caliber-cpu-example/run/matrix.md (caliber report $PWD/caliber-cpu-example/run -o report.html: the HTML report)" \
@@ -48,7 +48,7 @@ test_expect_success 'a run with one X task exits 5 naming it; a cell that passes
 	eval "$setup" && make_frozen &&
 	set +e; run canary out --worker "python3 $W/unjoinable.py $D flat" --quiet >stdout 2>stderr; rc=$?; set -e &&
 	test $rc -eq 5 &&
-	printf "%s\n" task,verdict,code gain,G,stable-gain same,B,no-reduction flat,X,unjoinable slow,R,stable-regression \
+	printf "%s\n" task,verdict,code gain,G,stable-gain same,B,no-reduction flat,X,unjoinable-ir slow,R,stable-regression \
 		wrong,K,candidate-incorrect >want && verdicts out | cmp want - &&
 	reason=$(python3 -c "import json; print(json.load(open(\"out/tasks/flat/task.json\"))[\"reason\"])") &&
 	printf "%s\n" "caliber: run: 1 of 5 tasks is X (could not be measured); the first, flat: $reason" >want &&
@@ -72,7 +72,7 @@ test_expect_success 'a shard with an X task exits 0: the X is judged in the merg
 	run canary s1 --worker "python3 $W/unjoinable.py $D flat" --shard 1/1 --quiet >stdout &&
 	grep -q "^verdicts: .*, X 1$" stdout &&
 	set +e; $CALIBER merge s1 --output-root merged >/dev/null 2>&1; rc=$?; set -e &&
-	test $rc -eq 0 && verdicts merged | grep -qx "flat,X,unjoinable"
+	test $rc -eq 0 && verdicts merged | grep -qx "flat,X,unjoinable-ir"
 '
 
 test_expect_success 'resuming a sealed run says so, with its verdicts, and exits 5 when a task is X' '

@@ -18,13 +18,16 @@ esac
 VERSION=$(sed -n 's/^VERSION := //p' "$CALIBER_ROOT/Makefile")
 export FLAVOUR VERSION
 
+# install_to MAKE-ARGS...: make install (or what the arguments ask) of the
+# binary under test.
+setup='
 install_to() {
-	make -s -C "$CALIBER_ROOT" --no-print-directory $FLAVOUR install "$@" >"$T/make.out" 2>&1 ||
-		{ cat "$T/make.out"; return 1; }
-}
+	make -s -C "$CALIBER_ROOT" --no-print-directory $FLAVOUR install "$@" >make.out 2>&1 || { cat make.out; return 1; }
+}'
+export setup
 
 test_expect_success 'make install PREFIX=...: the binary, its tree, the docs; then caliber demo from another folder runs the offline demo' '
-	install_to PREFIX="$PWD/p" &&
+	eval "$setup" && install_to PREFIX="$PWD/p" &&
 	test -x p/bin/caliber && cmp "$CALIBER" p/bin/caliber &&
 	for f in backends/cuda.json python/caliber_pytest/session.py python/caliber_pytest/entry.py ops/inventory_main.csv \
 		examples/demo-compiler examples/cpu/run.sh campaigns/demo-h200/manifest.in.json campaigns/demo-h200/runs/all/SHA256SUMS; do
@@ -41,7 +44,7 @@ test_expect_success 'make install PREFIX=...: the binary, its tree, the docs; th
 '
 
 test_expect_success 'DESTDIR stages the tree; the staged binary, moved elsewhere with its tree, still finds it' '
-	install_to DESTDIR="$PWD/stage" PREFIX=/opt/caliber &&
+	eval "$setup" && install_to DESTDIR="$PWD/stage" PREFIX=/opt/caliber &&
 	test -x stage/opt/caliber/bin/caliber && test -f stage/opt/caliber/share/caliber/backends/cuda.json &&
 	mv stage/opt/caliber moved && mkdir elsewhere && cd elsewhere &&
 	env -u CALIBER_HOME ../moved/bin/caliber plan --backend cuda >plan &&
@@ -50,14 +53,14 @@ test_expect_success 'DESTDIR stages the tree; the staged binary, moved elsewhere
 '
 
 test_expect_success 'a binary away from any tree says so and names CALIBER_HOME; with CALIBER_HOME it works' '
-	unset CALIBER_HOME && install_to PREFIX="$PWD/p" && mkdir lone && cp p/bin/caliber lone/caliber && cd lone &&
+	eval "$setup" && unset CALIBER_HOME && install_to PREFIX="$PWD/p" && mkdir lone && cp p/bin/caliber lone/caliber && cd lone &&
 	printf "%s\n" "caliber: plan: backend '"'"'cuda'"'"': no file ./backends/cuda.json; no backend there; --backends DIR takes backends from another folder (caliber found no tree of its own above its binary: set CALIBER_HOME to it)" >want &&
 	expect_refusal 1 want ./caliber plan --backend cuda &&
 	CALIBER_HOME="$(cd .. && pwd)/p/share/caliber" ./caliber plan --backend cuda | grep -qx caliber_pytest.timing
 '
 
 test_expect_success 'make uninstall takes away what make install put there' '
-	install_to PREFIX="$PWD/p" && mkdir -p p/bin/keep && touch p/bin/other &&
+	eval "$setup" && install_to PREFIX="$PWD/p" && mkdir -p p/bin/keep && touch p/bin/other &&
 	make -s -C "$CALIBER_ROOT" --no-print-directory uninstall PREFIX="$PWD/p" >/dev/null &&
 	test -e p/bin/other && test -d p/bin/keep &&
 	test ! -e p/bin/caliber && test ! -e p/share/caliber && test ! -e p/share/doc/caliber
