@@ -1,6 +1,7 @@
 /* cmd/pin.c: `caliber pin TEMPLATE -o MANIFEST --compiler DIR [--cell
  * NAME=DIR ...] --corpus DIR`, a manifest's pins filled from real trees
  * (pin.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,24 @@ static const char pin_about[] =
 	"in a pin (a placeholder, an older pin) is replaced; everything else is\n"
 	"kept. The result is checked as prepare checks a manifest before it is\n"
 	"written (atomically; MANIFEST may be TEMPLATE itself).";
+
+/* path (absolute) with links and ".." resolved (fsutil.h), kept in args;
+ * NULL with err filled. */
+static const char *resolved(struct cb_args *args, const char *what, const char *path, struct cb_err *err)
+{
+	char *r = cb_resolve(path), **owned;
+
+	if (!r)
+		return cb_fail(err, "%s %s: %s", what, path, strerror(errno)), NULL;
+	owned = realloc(args->owned, (args->nowned + 1) * sizeof(*owned));
+	if (!owned) {
+		free(r);
+		return cb_fail(err, "out of memory"), NULL;
+	}
+	args->owned = owned;
+	args->owned[args->nowned++] = r;
+	return r;
+}
 
 /* The --cell words as name and absolute root pairs, into cells (which
  * holds CB_OPT_LIST_MAX); roots are kept in args. */
@@ -71,6 +90,7 @@ int cmd_pin(int argc, char **argv, struct cb_err *err)
 	struct cb_args args = CB_ARGS_INIT;
 	struct cb_buf log = CB_BUF_INIT;
 	int allow_dirty = 0, rc;
+	size_t i;
 	json_t *doc = NULL;
 	char *text = NULL, *line, *nl;
 	const struct cb_opt opts[] = {
@@ -96,6 +116,13 @@ int cmd_pin(int argc, char **argv, struct cb_err *err)
 	if (split_cells(&cell_words, cells, &args, err) < 0)
 		goto out;
 	rc = CB_EXIT_FAIL;
+	/* The trees are named as they are, links and ".." resolved: a root is
+	 * written into the manifest. */
+	if (!(compiler = resolved(&args, "--compiler", compiler, err)) || !(corpus = resolved(&args, "--corpus", corpus, err)))
+		goto out;
+	for (i = 0; i < cell_words.n; i++)
+		if (!(cells[i].root = resolved(&args, "--cell", cells[i].root, err)))
+			goto out;
 	o = (struct cb_pin_opts){ compiler, corpus, cells, cell_words.n, allow_dirty };
 	if (!(doc = cb_json_load_file(args.pos[0], err)))
 		goto out;
