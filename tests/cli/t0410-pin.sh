@@ -135,3 +135,16 @@ test_expect_success 'pin writes in place (MANIFEST may be TEMPLATE), and never i
 	expect_refusal 1 want $CALIBER pin m.json -o S/m.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY &&
 	test ! -e S/m.json
 '
+
+test_expect_success 'the README templates of campaigns/my-change pin with one --cell and prepare' '
+	mkdir -p stock mine && cp -R "$CALIBER_ROOT/tests/fakegpu/site/triton" stock/triton && cp -R stock/triton mine/triton &&
+	echo "# mine" >>mine/triton/__init__.py && mkdir fg &&
+	$CALIBER pin "$CALIBER_ROOT/campaigns/my-change/ops.in.json" -o ops.json --compiler stock/triton \
+		--cell mine=mine/triton --corpus "$CALIBER_ROOT/ops" $DIRTY >stdout &&
+	grep -qx "pin: cells\[2\].compiler (cell mine): tree_sha256 $($CALIBER digest mine/triton) of $PWD/mine/triton" stdout &&
+	$CALIBER prepare ops.json --inventory-dir "$CALIBER_ROOT/ops" --dry-run >/dev/null &&
+	python3 -c "import json; m = json.load(open(\"ops.json\")); assert [c.get(\"compiler\") is None for c in m[\"cells\"]] == [True, True, False], m[\"cells\"]" &&
+	$CALIBER pin "$CALIBER_ROOT/campaigns/my-change/flaggems.in.json" -o fg.json --compiler stock/triton \
+		--cell mine=mine/triton --corpus fg $DIRTY >/dev/null &&
+	grep -q "\"PYTHONPATH\": \"{corpus}/src\"" fg.json
+'

@@ -87,3 +87,16 @@ test_expect_success 'topology of a task folder or a run root says what it is and
 	expect_refusal 1 want $CALIBER topology "$run" &&
 	$CALIBER topology "$c/cells/a-off" --floor 1 >/dev/null
 '
+
+test_expect_success 'a benchmark that is not found because its file does not collect is named with the collection error' '
+	cp -R "$D/corpus" corpus && chmod -R u+w corpus &&
+	sed -i "1i raise ImportError(\"no GPU here\")" corpus/benchmark/test_ops.py &&
+	$CALIBER pin "$D/manifest.in.json" -o manifest.json --compiler "$D/compiler" --corpus corpus $DIRTY >/dev/null &&
+	$CALIBER prepare manifest.json --inventory-dir corpus --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
+	set +e; TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
+		--build-root "$D/compiler" --corpus corpus --output-root out --backends "$CALIBER_ROOT/tests/backends" \
+		--python $PY $DIRTY >stdout 2>/dev/null; rc=$?; set -e &&
+	test $rc -eq 3 &&
+	grep -q "^preflight: targets: FAILED: gain/benchmark: benchmark/test_ops.py::test_perf_gain not found (collecting: benchmark/test_ops.py: E   ImportError: no GPU here); " stdout &&
+	expect_empty out
+'
