@@ -88,7 +88,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	const struct cb_opt opts[] = {
 		{ "manifest", CB_OPT_PATH, &manifest, "FILE", "FROZEN/manifest.json (required)" },
 		{ "task-matrix", CB_OPT_PATH, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
-		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the compiler's root (required)" },
+		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the folder `import triton` resolves to (required)" },
 		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root (required)" },
 		{ "output-root", CB_OPT_PATH, &output, "DIR", "the run root to create (required)" },
 		{ "worker", CB_OPT_CMD, &worker, "CMD", "worker session command (default: PYTHON -m caliber_pytest.session)" },
