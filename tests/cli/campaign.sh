@@ -5,6 +5,7 @@
 #   run SEL OUT [ARGS...]        caliber run of selection SEL into OUT (through $RUN_WRAP
 #                                when set, e.g. "timeout 300" where an old binary could hang)
 #   run_bg SEL OUT [ARGS...]     the same through exec, for the background
+#   run_x SEL OUT [ARGS...]      run, for a campaign with an X task: it must exit 5
 #   verdicts OUT                 task,verdict,code of each task
 #   make_all                     a sealed canary, then frozen/cpu-test-all
 D="$CALIBER_ROOT/tests/data/campaign-cpu"
@@ -29,6 +30,11 @@ run_bg() {
 	TMPDIR=$T exec ${RUN_WRAP-} $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "$CALIBER_ROOT/tests/backends" \
 		--python $PY $DIRTY "$@"
+}
+# run_x: a run that seals with an X task exits 5 (naming the first on stderr).
+run_x() {
+	set +e; run "$@"; rc=$?; set -e
+	test $rc -eq 5 || { echo "run exited $rc, not 5 (a task is X)"; return 1; }
 }
 verdicts() { cut -d, -f1,3,4 "$1/matrix.csv" | tr -d "\r"; }
 make_all() {

@@ -91,7 +91,7 @@ test_expect_success 'a stable regression is R whatever the topology, round b con
 
 test_expect_success 'a hanging worker times out: its task is X, the campaign goes on' '
 	eval "$setup" && make_all &&
-	run all out --worker "python3 $W/hang.py $D slowpoke" --quiet >/dev/null &&
+	run_x all out --worker "python3 $W/hang.py $D slowpoke" --quiet >/dev/null 2>&1 &&
 	verdicts out | grep -qx "slowpoke,X,timeout" && verdicts out | grep -qx "gain,G,stable-gain" &&
 	grep -q "no reply within 3 s; process group killed" out/tasks/slowpoke/cells/a-candidate/cell.json &&
 	$CALIBER verify out >/dev/null
@@ -99,22 +99,22 @@ test_expect_success 'a hanging worker times out: its task is X, the campaign goe
 
 test_expect_success 'a crashing worker makes its task X and the next task gets a fresh worker' '
 	eval "$setup" && make_all &&
-	run all out --worker "python3 $W/crash.py $D gain" --quiet >/dev/null &&
+	run_x all out --worker "python3 $W/crash.py $D gain" --quiet >/dev/null 2>&1 &&
 	verdicts out | grep -qx "gain,X,harness-failure" && verdicts out | grep -qx "same,B,no-reduction" &&
 	grep -q "worker killed by signal 11 without replying" out/tasks/gain/cells/a-mask0/cell.json &&
-	grep -q "\"fresh\": true" out/tasks/gain/cells/b-mask0/cell.json || grep -q "\"fresh\": true" out/tasks/same/cells/correctness-mask0/cell.json
+	{ grep -q "\"fresh\": true" out/tasks/gain/cells/b-mask0/cell.json || grep -q "\"fresh\": true" out/tasks/same/cells/correctness-mask0/cell.json; }
 '
 
 test_expect_success 'an unjoinable IR directory makes its task X, naming the variant' '
 	eval "$setup" && make_all &&
-	run all out --worker "python3 $W/unjoinable.py $D same" --quiet >/dev/null &&
+	run_x all out --worker "python3 $W/unjoinable.py $D same" --quiet >/dev/null 2>&1 &&
 	verdicts out | grep -qx "same,X,unjoinable-ir" &&
 	grep -q "candidate: variant STRAYVARIANT: no row in ir/index.tsv" out/tasks/same/task.json
 '
 
 test_expect_success 'a replay miss makes its task X' '
 	eval "$setup" && make_all &&
-	run all out --worker "python3 $W/replay_miss.py $D flat" --quiet >/dev/null &&
+	run_x all out --worker "python3 $W/replay_miss.py $D flat" --quiet >/dev/null 2>&1 &&
 	verdicts out | grep -qx "flat,X,replay-miss"
 '
 

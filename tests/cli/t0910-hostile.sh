@@ -35,14 +35,14 @@ survives() {
 	mode=$1; args=$2; task=$3; verdict=$4; cell=$5; outcome=$6; detail=$7
 	test -d frozen/cpu-test-all || make_all
 	RUN_WRAP="timeout 300" && export RUN_WRAP &&
-	run all out-$mode --quiet --worker "python3 $W/$mode.py $D $args" >/dev/null &&
+	run_x all out-$mode --quiet --worker "python3 $W/$mode.py $D $args" >/dev/null 2>&1 &&
 	want_but $task $verdict >want && verdicts out-$mode >got && cmp want got &&
 	cell_is out-$mode/tasks/$task/cells/$cell/cell.json "$outcome" "$detail" &&
 	$CALIBER verify out-$mode >/dev/null &&
 	set +e && (run_bg all cut-$mode --quiet --worker "python3 $W/$mode.py $D $args --then-kill $PWD/cut-$mode.marker") \
 		>/dev/null 2>&1; set -e &&
 	test -e cut-$mode.marker.killed && test -f cut-$mode/tasks/$task/task.json && test ! -e cut-$mode/SHA256SUMS &&
-	run all cut-$mode --resume --quiet --worker "python3 $W/replay.py $D" >/dev/null &&
+	run_x all cut-$mode --resume --quiet --worker "python3 $W/replay.py $D" >/dev/null 2>&1 &&
 	verdicts cut-$mode >got && cmp want got && $CALIBER verify cut-$mode >/dev/null &&
 	unset RUN_WRAP && touch "$(dirname "$T")/survived.$mode"
 }
