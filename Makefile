@@ -8,6 +8,8 @@
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (clang)
 #   make man          man pages into man/: caliber.1 and caliber-<command>.1,
 #                     generated from the commands' option tables
+#   make install      PREFIX (/usr/local) and DESTDIR as usual: bin/caliber and
+#                     its tree in share/caliber (see "install" below)
 #   make WERROR=1     warnings are errors (CI does this)
 
 VERSION := 0.1.0
@@ -60,7 +62,7 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 .SECONDARY:
 
-.PHONY: all check check-sanitize demo deps fuzz clean bench device-check man FORCE
+.PHONY: all check check-sanitize demo deps fuzz clean bench device-check man install uninstall FORCE
 
 all: caliber
 
@@ -160,6 +162,37 @@ bench: caliber
 # no jansson headers; the binary built here runs there).
 device-check:
 	sh tests/device/device_check.sh
+
+# make install: the binary in $(PREFIX)/bin, and in $(PREFIX)/share/caliber
+# the tree it reads at run time (backends, the Python package caliber_pytest
+# its workers load, the built-in corpus ops/, the demo compiler and the CPU
+# example, the demo's campaign with its sealed H200 run for the offline demo,
+# the other campaigns' manifests). The binary finds that tree from its own
+# location (bin/../share/caliber), so the installed tree can be moved or
+# staged with DESTDIR; CALIBER_HOME overrides it. The docs go to
+# $(PREFIX)/share/doc/caliber, and the man pages of man/ (make man), where
+# they exist, to $(PREFIX)/share/man/man1.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL_TREE := backends python/caliber_pytest python/README.md ops examples campaigns/example \
+		campaigns/two-builds-h200 campaigns/flaggems-h200 campaigns/demo-h200/README.md \
+		campaigns/demo-h200/manifest.in.json campaigns/demo-h200/runs/all
+INSTALL_DOCS := README.md docs
+
+install: $(BUILD)/caliber
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/caliber" "$(DESTDIR)$(PREFIX)/share/doc/caliber"
+	install -m 755 $(BUILD)/caliber "$(DESTDIR)$(PREFIX)/bin/caliber"
+	tar -c --exclude=__pycache__ --exclude='*.pyc' $(INSTALL_TREE) | tar -x --no-same-owner -C "$(DESTDIR)$(PREFIX)/share/caliber"
+	tar -c $(INSTALL_DOCS) | tar -x --no-same-owner -C "$(DESTDIR)$(PREFIX)/share/doc/caliber"
+	@if [ -d man ]; then \
+	  install -d "$(DESTDIR)$(PREFIX)/share/man/man1" && \
+	  for m in man/*.1; do [ -f "$$m" ] || continue; install -m 644 "$$m" "$(DESTDIR)$(PREFIX)/share/man/man1/" || exit 1; done; \
+	fi
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/caliber"
+	rm -rf "$(DESTDIR)$(PREFIX)/share/caliber" "$(DESTDIR)$(PREFIX)/share/doc/caliber"
+	rm -f "$(DESTDIR)$(PREFIX)"/share/man/man1/caliber.1 "$(DESTDIR)$(PREFIX)"/share/man/man1/caliber-*.1
 
 clean:
 	rm -rf build caliber man

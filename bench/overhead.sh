@@ -22,10 +22,9 @@ rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
 PY=/usr/bin/python3
-commit=$($CALIBER --version | sed 's/.*(commit \([0-9a-f]*\).*/\1/')
-sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json
-$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null
+case "$($CALIBER --version)" in *dirty*|*unknown*) DIRTY=--allow-dirty-harness ;; *) DIRTY= ;; esac
+$CALIBER pin "$D/manifest.in.json" -o manifest.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY >/dev/null
+$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$root/tests/backends" >/dev/null
 F=frozen/cpu-test-canary
 now_ns() { date +%s%N; }
 

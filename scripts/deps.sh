@@ -9,6 +9,8 @@
 #   --ci:   also clang (libFuzzer targets), chromium and python3-pil (the
 #           report's browser test renders its HTML and reads the screenshot),
 #           groff (the man pages render without a warning),
+#           python3-venv and python3-setuptools (the install test makes a
+#           virtual environment and pip-installs python/ in it, offline),
 #           and Slurm with what its accounting needs (tests/slurm/run.sh
 #           starts a one-node cluster: slurm-wlm, slurmdbd, munge,
 #           mariadb-server)
@@ -45,6 +47,10 @@ if [ "${1:-}" = "--ci" ]; then
 	need_cmd groff groff-base
 	{ python3 -c 'import PIL' || /usr/bin/python3 -c 'import PIL'; } >/dev/null 2>&1 ||
 		missing="$missing python3-pil"
+	{ python3 -c 'import ensurepip, venv' || /usr/bin/python3 -c 'import ensurepip, venv'; } >/dev/null 2>&1 ||
+		missing="$missing python3-venv"
+	{ python3 -c 'import setuptools' || /usr/bin/python3 -c 'import setuptools'; } >/dev/null 2>&1 ||
+		missing="$missing python3-setuptools"
 	need_cmd slurmctld slurm-wlm
 	need_cmd slurmdbd slurmdbd
 	need_cmd munged munge

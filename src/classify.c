@@ -29,17 +29,6 @@ int cb_verdict_known(char v)
 	return v && strchr(CB_VERDICTS, v) != NULL;
 }
 
-void cb_fmt_verdict_counts(const size_t counts[6], char *out, size_t cap)
-{
-	size_t i, len = 0;
-	int k = snprintf(out, cap, "verdicts:");
-
-	for (i = 0; k >= 0 && (size_t)k < cap - len && i < 6; i++) {
-		len += (size_t)k;
-		k = snprintf(out + len, cap - len, "%s %c %zu", i ? "," : "", CB_VERDICTS_READING[i], counts[i]);
-	}
-}
-
 const char *cb_verdict_meaning(char v)
 {
 	size_t i;

@@ -36,11 +36,6 @@ int cb_verdict_known(char v);
 /* What a verdict letter means, in a few words ("stable gain", ...). */
 const char *cb_verdict_meaning(char v);
 
-/* "verdicts: G 2, C 0, B 6, R 0, K 0, X 0" from the count of each
- * verdict, counts[k] for the letter CB_VERDICTS_READING[k]: the line run
- * ends with. */
-void cb_fmt_verdict_counts(const size_t counts[6], char *out, size_t cap);
-
 /* Parse a --fail-on list such as "K,R,X" (letters, with commas or blanks
  * between them) into set, a NUL-terminated string of verdict letters: run
  * and report gate on it alike. */

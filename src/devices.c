@@ -356,27 +356,6 @@ static int interrupted(struct cb_err *err)
 	return 1;
 }
 
-/* The line the merged run ends with, as a run of one device does:
- * "verdicts: G n, C n, B n, R n, K n, X n" from its campaign receipt. */
-static int merged_verdict_line(const char *root, struct cb_err *err)
-{
-	struct cb_campaign_summary cs;
-	size_t counts[6] = { 0 }, i;
-	char *path = cb_path_join(root, "campaign.json"), line[128];
-	int rc = path ? cb_campaign_summary_load(path, &cs, err) : cb_fail(err, "out of memory");
-
-	free(path);
-	if (rc < 0)
-		return -1;
-	for (i = 0; i < cs.ntasks; i++)
-		if (cs.tasks[i].verdict && cs.tasks[i].verdict[0] && strchr(CB_VERDICTS_READING, cs.tasks[i].verdict[0]))
-			counts[strchr(CB_VERDICTS_READING, cs.tasks[i].verdict[0]) - CB_VERDICTS_READING]++;
-	cb_campaign_summary_release(&cs);
-	cb_fmt_verdict_counts(counts, line, sizeof(line));
-	printf("%s\n", line);
-	return 0;
-}
-
 /* How a pass of shards can end short of the merge, worst first. */
 static const struct {
 	enum ended what;
@@ -470,9 +449,9 @@ int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err 
 	if (o->json_progress)
 		cb_json_print_line(stdout, json_pack("{s:s, s:I, s:s}", "event", "merged", "shards", (json_int_t)n,
 						     "root", o->output));
-	else if (merged_verdict_line(o->output, err) < 0)
-		goto out;
-	rc = fail_set[0] ? gate(o, fail_set, err) : CB_EXIT_OK;
+	rc = cb_run_verdicts(o->output, o->json_progress, 1, err);
+	if (rc == CB_EXIT_OK && fail_set[0])
+		rc = gate(o, fail_set, err);
 out:
 	for (k = 0; handlers && k < sizeof(stop_signals) / sizeof(stop_signals[0]); k++)
 		sigaction(stop_signals[k], &saved[k], NULL);

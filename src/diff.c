@@ -12,6 +12,7 @@
 #include "jsonio.h"
 #include "reaccount.h"
 #include "seal.h"
+#include "suggest.h"
 #include "topology.h"
 
 #define CB_DIFF_SCHEMA "caliber.diff/1"
@@ -528,6 +529,24 @@ out:
 
 /* ---- loading the run ---------------------------------------------------- */
 
+/* Refuse task, which the run does not hold, naming the task it most
+ * likely misspells. */
+static void no_task(const struct cb_campaign_summary *cs, const char *root, const char *task, struct cb_err *err)
+{
+	const char **ids = calloc(cs->ntasks ? cs->ntasks : 1, sizeof(*ids));
+	const char *near = NULL;
+	size_t i;
+
+	for (i = 0; ids && i < cs->ntasks; i++)
+		ids[i] = cs->tasks[i].id;
+	if (ids)
+		near = cb_suggest(task, ids, cs->ntasks);
+	if (near)
+		cb_fail(err, "%s: no task '%s' in this run (did you mean %s?)", root, task, near);
+	else
+		cb_fail(err, "%s: no task '%s' in this run (campaign.json lists %zu)", root, task, cs->ntasks);
+	free(ids);
+}
 
 /* The run root of dir (itself, or the run a derived run names), its
  * campaign receipt and manifest. A receipt or manifest that cannot be read
@@ -619,7 +638,7 @@ int cb_diff_load(struct cb_diff *d, const char *dir, const char *run, const char
 		}
 	}
 	if (task && !d->n) {
-		cb_fail(err, "%s: no task '%s' in this run (campaign.json lists %zu)", d->root, task, d->cs.ntasks);
+		no_task(&d->cs, d->root, task, err);
 		goto out;
 	}
 	rc = 0;

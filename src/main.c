@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "fsutil.h"
 #include "proc.h"
+#include "suggest.h"
 
 struct cmd_entry {
 	const char *name;
@@ -16,6 +17,7 @@ struct cmd_entry {
 };
 
 static const struct cmd_entry commands[] = {
+	{ "pin", cmd_pin, "fill a manifest's pins (tree digests, commits) from real trees" },
 	{ "prepare", cmd_prepare, "validate a manifest, estimate, freeze the task matrix" },
 	{ "demo", cmd_demo, "the main job: a canary on a GPU, or replay the shipped H200 run" },
 	{ "run", cmd_run, "run a frozen campaign on one device into a sealed run root" },
@@ -39,12 +41,12 @@ static const struct {
 	int code;
 	const char *meaning;
 } exit_statuses[] = {
-	{ CB_EXIT_OK, "success (a run that completed, whatever its verdicts, unless --fail-on says otherwise)" },
+	{ CB_EXIT_OK, "success (a run that completed, whatever its verdicts but X, unless --fail-on says otherwise)" },
 	{ CB_EXIT_FAIL, "the command failed; the message says why" },
 	{ CB_EXIT_USAGE, "bad command line" },
 	{ CB_EXIT_PREFLIGHT, "run: a preflight refused the batch; nothing was written" },
 	{ CB_EXIT_STOPPED, "run: stopped by --stop-after or --deadline; continue with --resume" },
-	{ CB_EXIT_GATE, "run, report: --fail-on matched a verdict; demo: a task it ran is X" },
+	{ CB_EXIT_GATE, "run, demo: a task is X (the first is named); run, report: --fail-on matched a verdict" },
 	{ CB_EXIT_VERIFY, "verify, and report --fail-on: the seal (with verify --key, its signature) does not hold" },
 };
 
@@ -59,6 +61,9 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n  --version  print the version and the commit it was built from\n"
 		   "  -h, --help this list; `caliber <command> -h` for one command\n"
+		   "\nenvironment:\n"
+		   "  CALIBER_HOME  caliber's tree (backends/, python/, ops/, ...); by default the one\n"
+		   "                beside the binary: the checkout it was built in, or PREFIX/share/caliber\n"
 		   "\nexit status (every command):\n");
 	for (i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
 		fprintf(f, "  %d  %s\n", exit_statuses[i].code, exit_statuses[i].meaning);
@@ -89,6 +94,23 @@ static void man_page(FILE *f)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, ".BR caliber\\-%s (1)%s\n", commands[i].name, i + 1 < sizeof(commands) / sizeof(commands[0]) ? "," : ";");
 	fprintf(f, "docs/design.md and docs/formats.md in caliber's documentation.\n");
+}
+
+/* A word that names no command: the nearest command when it looks like a
+ * typo of one, and where the list is, rather than the whole usage. */
+static void unknown_command(const char *word)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])];
+	const char *near;
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		names[i] = commands[i].name;
+	near = cb_suggest(word, names, sizeof(commands) / sizeof(commands[0]));
+	if (near)
+		fprintf(stderr, "caliber: unknown command '%s' (did you mean %s?)\n", word, near);
+	else
+		fprintf(stderr, "caliber: unknown command '%s'; caliber --help lists the commands\n", word);
 }
 
 /* TMPDIR made absolute once, before anything uses it: the scratch folders
@@ -153,7 +175,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "caliber: %s: %s\n", commands[i].name, err.msg);
 		return rc;
 	}
-	fprintf(stderr, "caliber: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	unknown_command(argv[1]);
 	return CB_EXIT_USAGE;
 }

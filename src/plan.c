@@ -7,9 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "fsutil.h"
 #include "jsonio.h"
 #include "schema.h"
+#include "suggest.h"
 
 /* Capability -> plugin, in plan order. A plugin joins the plan when its
  * backend declares the capability true. */
@@ -65,6 +67,37 @@ static const char **argv_of(const json_t *a)
 	return v;
 }
 
+/* Refuse backend name, which dir does not hold (path is the file that is
+ * missing): the backends dir holds, the one name most likely misspells,
+ * and the option that names another folder. */
+static void no_backend(const char *dir, const char *name, const char *path, struct cb_err *err)
+{
+	struct cb_buf have = CB_BUF_INIT;
+	struct cb_err ignored = CB_ERR_INIT;
+	char **files = NULL;
+	const char **names = NULL, *near = NULL;
+	size_t n = 0, k = 0, i;
+
+	if (cb_list_dir(dir, &files, &n, &ignored) == 0 && (names = calloc(n ? n : 1, sizeof(*names)))) {
+		for (i = 0; i < n; i++) {
+			size_t len = strlen(files[i]);
+			if (len > 5 && strcmp(files[i] + len - 5, ".json") == 0) {
+				files[i][len - 5] = '\0';
+				names[k++] = files[i];
+				cb_buf_addf(&have, "%s%s", have.len ? ", " : "", files[i]);
+			}
+		}
+		near = cb_suggest(name, names, k);
+	}
+	cb_fail(err, "backend '%s': no file %s%s%s%s; %s%s; --backends DIR takes backends from another folder%s", name,
+		path, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "",
+		k ? "the backends there: " : "no backend there", k ? have.data : "",
+		cb_home_found() ? "" : " (caliber found no tree of its own above its binary: set CALIBER_HOME to it)");
+	free(names);
+	cb_strv_free(files, n);
+	cb_buf_release(&have);
+}
+
 int cb_backend_load(const char *dir, const char *name, struct cb_backend *b, struct cb_err *err)
 {
 	const char *schema;
@@ -76,13 +109,16 @@ int cb_backend_load(const char *dir, const char *name, struct cb_backend *b, str
 		dir = bdir;
 	}
 	b->path = dir ? cb_strdupf("%s/%s.json", dir, name) : NULL;
-	free(bdir);
-	if (!b->path)
+	if (!b->path) {
+		free(bdir);
 		return cb_fail(err, "out of memory");
+	}
 	if (!cb_exists(b->path)) {
-		cb_fail(err, "backend '%s': no file %s", name, b->path);
+		no_backend(dir, name, b->path, err);
+		free(bdir);
 		goto fail;
 	}
+	free(bdir);
 	b->doc = cb_json_load_file(b->path, err);
 	if (!b->doc)
 		goto fail;
@@ -172,6 +208,10 @@ static int is_home(const char *dir)
 	return r;
 }
 
+/* Where the search for caliber's tree ended: 1 found (or CALIBER_HOME), 0
+ * not found ("." is used), -1 not searched yet. */
+static int home_found = -1;
+
 const char *cb_home(void)
 {
 	static char home[PATH_MAX];
@@ -182,15 +222,19 @@ const char *cb_home(void)
 
 	if (home[0])
 		return home;
+	home_found = 1;
 	if (env && *env) {
 		snprintf(home, sizeof(home), "%s", env);
 		return home;
 	}
+	/* The folders above the binary: a checkout (caliber, build/normal/caliber)
+	 * holds the tree itself, an installed prefix (bin/caliber) holds it in
+	 * share/caliber. */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
 		for (up = 0; up < 4; up++) {
-			char *slash = strrchr(exe, '/');
+			char *slash = strrchr(exe, '/'), *share;
 			if (!slash || slash == exe)
 				break;
 			*slash = '\0';
@@ -198,8 +242,22 @@ const char *cb_home(void)
 				snprintf(home, sizeof(home), "%s", exe);
 				return home;
 			}
+			share = cb_path_join(exe, "share/caliber");
+			if (share && is_home(share) && strlen(share) < sizeof(home)) {
+				snprintf(home, sizeof(home), "%s", share);
+				free(share);
+				return home;
+			}
+			free(share);
 		}
 	}
+	home_found = 0;
 	snprintf(home, sizeof(home), ".");
 	return home;
+}
+
+int cb_home_found(void)
+{
+	cb_home();
+	return home_found == 1;
 }

@@ -48,7 +48,10 @@ static int capture(const char *const argv[], char *const envp[], long long timeo
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		const char *last = last_line(errout);
 		cb_describe_status(status, how, sizeof(how));
-		rc = cb_fail(err, "%s %s%s%s", argv[0], how, last[0] ? ": " : "", last);
+		rc = cb_fail(err, "%s %s%s%s%s", argv[0], how, last[0] ? ": " : "", last,
+			     strstr(last, "No module named 'pytest'")
+			     ? " (this interpreter has no pytest: name one that has it with --python, e.g. /usr/bin/python3 with Debian's python3-pytest)"
+			     : "");
 		free(*out);
 		*out = NULL;
 	}
@@ -557,7 +560,12 @@ static void target_results(const json_t *queries, const json_t *res, struct cb_b
 		char *args = json_dumps(json_object_get(q, "args"), JSON_COMPACT);
 		const char *sep = why->len ? "; " : "";
 
-		if (json_array_size(missing))
+		/* A test that is not found because its file failed to collect
+		 * is named with that failure: it is the cause. */
+		if (json_array_size(missing) && json_array_size(errors))
+			cb_buf_addf(why, "%s%s: %s not found (collecting: %s)", sep, id,
+				    json_string_value(json_array_get(missing, 0)), json_string_value(json_array_get(errors, 0)));
+		else if (json_array_size(missing))
 			cb_buf_addf(why, "%s%s: %s not found", sep, id, json_string_value(json_array_get(missing, 0)));
 		else if (json_array_size(errors))
 			cb_buf_addf(why, "%s%s: %s", sep, id, json_string_value(json_array_get(errors, 0)));

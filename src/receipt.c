@@ -9,6 +9,7 @@
 
 #include "aa.h"
 #include "buf.h"
+#include "classify.h"
 #include "csv.h"
 #include "evidence.h"
 #include "fsutil.h"
@@ -535,4 +536,33 @@ void cb_campaign_summary_release(struct cb_campaign_summary *cs)
 	free(cs->tasks);
 	json_decref(cs->doc);
 	memset(cs, 0, sizeof(*cs));
+}
+
+void cb_campaign_verdict_line(const struct cb_campaign_summary *cs, char out[96])
+{
+	static const char letters[] = CB_VERDICTS_READING;
+	size_t count[sizeof(letters)] = { 0 }, i, k, len;
+
+	for (i = 0; i < cs->ntasks; i++)
+		for (k = 0; letters[k]; k++)
+			if (cs->tasks[i].verdict[0] == letters[k] && !cs->tasks[i].verdict[1])
+				count[k]++;
+	len = (size_t)snprintf(out, 96, "verdicts:");
+	for (k = 0; letters[k] && len < 96; k++)
+		len += (size_t)snprintf(out + len, 96 - len, "%s %c %zu", k ? "," : "", letters[k], count[k]);
+}
+
+int cb_campaign_check_x(const struct cb_campaign_summary *cs, struct cb_err *err)
+{
+	size_t i, nx = 0, first = 0;
+
+	for (i = cs->ntasks; i-- > 0;)
+		if (strcmp(cs->tasks[i].verdict, "X") == 0) {
+			nx++;
+			first = i;
+		}
+	if (!nx)
+		return 0;
+	return cb_fail(err, "%zu of %zu tasks %s X (could not be measured); the first, %s: %s", nx, cs->ntasks,
+		       nx == 1 ? "is" : "are", cs->tasks[first].id, cs->tasks[first].reason);
 }

@@ -93,4 +93,13 @@ int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_s
 			     struct cb_err *err);
 void cb_campaign_summary_release(struct cb_campaign_summary *cs);
 
+/* The line a run and the demo end with, "verdicts: G n, C n, B n, R n, K
+ * n, X n" (every letter, in reading order, zeros included), of cs's tasks. */
+void cb_campaign_verdict_line(const struct cb_campaign_summary *cs, char out[96]);
+
+/* 0 when no task of cs is X; else -1 with err naming how many are and the
+ * first, with its reason: a campaign that could not measure a task did not
+ * do its job, whatever else it found. */
+int cb_campaign_check_x(const struct cb_campaign_summary *cs, struct cb_err *err);
+
 #endif

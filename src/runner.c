@@ -57,7 +57,7 @@ struct runner {
 
 /* A line for the user: the event itself with --json-progress (nothing else
  * is written to stdout then), else the text; nothing with --quiet, which
- * prints only errors and the closing verdict line (verdict_line). */
+ * prints only errors and the closing verdict line (cb_run_verdicts). */
 static void note(const struct runner *rn, json_t *event, const char *fmt, ...) CB_PRINTF(3, 4);
 static void note(const struct runner *rn, json_t *event, const char *fmt, ...)
 {
@@ -436,6 +436,21 @@ static int wants_round_b(struct runner *rn, const struct cb_workload *w, const c
 	return want;
 }
 
+/* Whether a task's rounds are worth timing after its correctness: not when
+ * it failed in every cell (a compiler or corpus that cannot work here, as
+ * the real session on a machine without Triton), where no timing could
+ * change the verdict (X: baseline incorrect, or its harness failure) and
+ * each session would only fail again. */
+static int worth_timing(const enum cb_outcome correct[CB_NROLES])
+{
+	int c;
+
+	for (c = 0; c < CB_NROLES; c++)
+		if (correct[c] == CB_OUT_PASSED)
+			return 1;
+	return 0;
+}
+
 /* Run one task into its folder and write its receipt. Returns 1 when the
  * deadline kept it from starting (said) or stopped it before a cell
  * (rn->stop says why; --resume redoes the task), 0 when it is done, -1 on
@@ -449,7 +464,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	char started[32], finished[32];
 	long long t0 = cb_mono_ms(), wall_ms;
 	struct cb_task_account acc;
-	enum cb_outcome o;
+	enum cb_outcome correct[CB_NROLES];
 	json_t *extra = NULL, *adapted[CB_NORDERS] = { NULL, NULL };
 	int c, p, rc = -1;
 
@@ -465,14 +480,16 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	if (!dir || cb_mkdir_p(dir, 0755, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
-		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, 1, dir, &o, err)) != 0)
+		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, 1, dir, &correct[c], err)) != 0)
 			goto out;
-	if ((rc = run_round(rn, i, task, w, CB_PH_ROUND_A, dir, &adapted[CB_ORDER_A], err)) != 0)
-		goto out;
-	if ((rc = wants_round_b(rn, w, dir, err)) < 0)
-		goto out;
-	if (rc && (rc = run_round(rn, i, task, w, CB_PH_ROUND_B, dir, &adapted[CB_ORDER_B], err)) != 0)
-		goto out;
+	if (worth_timing(correct)) {
+		if ((rc = run_round(rn, i, task, w, CB_PH_ROUND_A, dir, &adapted[CB_ORDER_A], err)) != 0)
+			goto out;
+		if ((rc = wants_round_b(rn, w, dir, err)) < 0)
+			goto out;
+		if (rc && (rc = run_round(rn, i, task, w, CB_PH_ROUND_B, dir, &adapted[CB_ORDER_B], err)) != 0)
+			goto out;
+	}
 	rc = -1;
 	cb_now_utc(finished);
 	wall_ms = cb_mono_ms() - t0;
@@ -834,30 +851,29 @@ static int set_deadline(struct runner *rn, long long stop_after, const char *whe
 	return 0;
 }
 
-/* The line a run ends with, --quiet or not: "verdicts: G n, C n, B n,
- * R n, K n, X n" of the tasks of this run (a "verdicts" event with
- * --json-progress). */
-static void verdict_line(const struct runner *rn, const struct cb_task_result *res)
+int cb_run_verdicts(const char *root, int json, int gate_x, struct cb_err *err)
 {
-	size_t counts[6] = { 0 }, i;
-	char line[128];
-	json_t *j;
+	struct cb_campaign_summary cs;
+	char *path = cb_path_join(root, "campaign.json"), line[96];
+	int rc;
 
-	for (i = 0; i < rn->ntasks; i++)
-		if (res[i].verdict && strchr(CB_VERDICTS_READING, res[i].verdict))
-			counts[strchr(CB_VERDICTS_READING, res[i].verdict) - CB_VERDICTS_READING]++;
-	cb_fmt_verdict_counts(counts, line, sizeof(line));
-	if (rn->progress != PROGRESS_JSON) {
-		printf("%s\n", line);
-	} else {
-		j = json_object();
-		for (i = 0; j && i < 6; i++) {
-			char key[2] = { CB_VERDICTS_READING[i], '\0' };
-			json_object_set_new(j, key, json_integer((json_int_t)counts[i]));
-		}
-		cb_json_print_line(stdout, json_pack("{s:s, s:o}", "event", "verdicts", "counts", j));
+	if (!path || cb_campaign_summary_load(path, &cs, err) < 0) {
+		if (!path)
+			cb_fail(err, "out of memory");
+		free(path);
+		return CB_EXIT_FAIL;
 	}
+	free(path);
+	cb_campaign_verdict_line(&cs, line);
+	if (json)
+		cb_json_print_line(stdout, json_pack("{s:s, s:s, s:o}", "event", "verdicts", "line", line, "report",
+						     json_sprintf("%s/matrix.md", root)));
+	else
+		printf("%s\nreport: %s/matrix.md (caliber report %s -o report.html: the HTML report)\n", line, root, root);
 	fflush(stdout);
+	rc = gate_x && cb_campaign_check_x(&cs, err) < 0 ? CB_EXIT_GATE : CB_EXIT_OK;
+	cb_campaign_summary_release(&cs);
+	return rc;
 }
 
 int cb_run(const struct cb_run_opts *o, struct cb_err *err)
@@ -904,7 +920,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 			goto out;
 		note(&rn, json_pack("{s:s, s:s}", "event", "already-sealed", "root", output),
 		     "run: %s is already complete and sealed; nothing to resume", output);
-		rc = CB_EXIT_OK;
+		rc = cb_run_verdicts(output, rn.progress == PROGRESS_JSON, !o->shard.n, err);
 		goto out;
 	}
 	if (cb_worker_ctx_init(&rn.ctx, &m, &backend, o->corpus, o->build_root, o->device, o->python, o->worker,
@@ -1005,9 +1021,10 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	note(&rn, json_pack("{s:s, s:s, s:b}", "event", "seal-digest", "sha256", digest, "signed", o->sign_key != NULL),
 	     "run: seal: SHA256SUMS sha256 %s%s (record it elsewhere to anchor the run)", digest,
 	     o->sign_key ? ", signed in " CB_SIG_FILE : "");
-	verdict_line(&rn, res);
-	rc = CB_EXIT_OK;
-	if (fail_set[0]) {
+	/* A shard's X is judged in the merged run (--devices, caliber merge):
+	 * a shard that exits 5 would keep the merge from running. */
+	rc = cb_run_verdicts(output, rn.progress == PROGRESS_JSON, !o->shard.n, err);
+	if (rc == CB_EXIT_OK && fail_set[0]) {
 		size_t hits = 0;
 		for (i = 0; i < rn.ntasks; i++)
 			hits += strchr(fail_set, res[i].verdict) != NULL;

@@ -34,9 +34,20 @@ struct cb_run_opts {
 
 /* Run (or resume) the campaign: preflights (refused: exit 3, nothing
  * written; with preflight_only the end, exit 0), every task not done yet, the campaign receipt, the verdict
- * matrix and the seal. Returns the exit status (caliber.h): 0 for a sealed
- * run, 4 when the deadline stopped it, 5 when --fail-on matched, 2 for a
- * bad --fail-on or --deadline, 1 with err filled on failure. */
+ * matrix and the seal, then the verdict line (cb_run_verdicts). Returns
+ * the exit status (caliber.h): 0 for a sealed run, 4 when the deadline
+ * stopped it, 5 when a task is X (naming the first; not for a shard, whose
+ * X is judged in the merged run) or --fail-on matched, 2 for a bad
+ * --fail-on or --deadline, 1 with err filled on failure. */
 int cb_run(const struct cb_run_opts *o, struct cb_err *err);
+
+/* The end of the sealed run at root: "verdicts: G n, C n, B n, R n, K n, X
+ * n" and where its report is, printed to stdout (one JSON event with
+ * json), whatever the progress mode: they are the result. Then, with
+ * gate_x, CB_EXIT_GATE when a task is X, err naming how many and the
+ * first with its reason (a run that could not measure a task did not do
+ * its job, as the demo says too); else CB_EXIT_OK. CB_EXIT_FAIL when the
+ * campaign receipt cannot be read. */
+int cb_run_verdicts(const char *root, int json, int gate_x, struct cb_err *err);
 
 #endif

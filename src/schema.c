@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "suggest.h"
 
 static const char *type_word(enum cb_jtype t)
 {
@@ -101,6 +102,24 @@ static int check_field(const json_t *obj, const struct cb_field *f, const char *
 	return check_array(v, f, p, err);
 }
 
+/* Refuse key, which no field of fields names, with the field it most
+ * likely misspells (a typo must say what was meant, not only that it is
+ * wrong). */
+static int unknown_key(const struct cb_field *fields, const char *path, const char *key, struct cb_err *err)
+{
+	const char *names[64], *near;
+	size_t n = 0;
+
+	while (fields[n].name && n < sizeof(names) / sizeof(names[0])) {
+		names[n] = fields[n].name;
+		n++;
+	}
+	near = cb_suggest(key, names, n);
+	if (near)
+		return cb_fail(err, "%s%s%s: unknown key (did you mean %s?)", path, path[0] ? "." : "", key, near);
+	return cb_fail(err, "%s%s%s: unknown key", path, path[0] ? "." : "", key);
+}
+
 int cb_schema_check(const json_t *obj, const struct cb_field *fields, const char *path,
 		    struct cb_err *err)
 {
@@ -115,7 +134,7 @@ int cb_schema_check(const json_t *obj, const struct cb_field *fields, const char
 			if (strcmp(f->name, key) == 0)
 				break;
 		if (!f->name)
-			return cb_fail(err, "%s%s%s: unknown key", path, sep, key);
+			return unknown_key(fields, path, key, err);
 	}
 	for (f = fields; f->name; f++) {
 		char *p = cb_strdupf("%s%s%s", path, sep, f->name);

@@ -23,5 +23,6 @@ int cmd_compare(int argc, char **argv, struct cb_err *err);
 int cmd_export(int argc, char **argv, struct cb_err *err);
 int cmd_merge(int argc, char **argv, struct cb_err *err);
 int cmd_slurm(int argc, char **argv, struct cb_err *err);
+int cmd_pin(int argc, char **argv, struct cb_err *err);
 
 #endif

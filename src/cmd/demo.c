@@ -14,10 +14,11 @@
 
 #include "buf.h"
 #include "cmd.h"
-#include "digest.h"
 #include "fsutil.h"
 #include "guard.h"
+#include "jsonio.h"
 #include "opts.h"
+#include "pin.h"
 #include "plan.h"
 #include "proc.h"
 #include "receipt.h"
@@ -94,13 +95,14 @@ static void show(const char *const *args)
  * the report sorts, within 80 columns). */
 static int finish(const char *run, const char *what, const char *out_dir, struct cb_err *err)
 {
-	char *html = cb_path_join(out_dir, "report.html");
+	char *html = cb_path_join(out_dir, "report.html"), *cs_path = cb_path_join(run, "campaign.json"), line[96];
 	struct cb_buf table = CB_BUF_INIT;
+	struct cb_campaign_summary cs;
 	struct cb_report rp;
 	int rc = CB_EXIT_FAIL;
 
 	memset(&rp, 0, sizeof(rp));
-	if (!html) {
+	if (!html || !cs_path) {
 		cb_fail(err, "out of memory");
 		goto out;
 	}
@@ -111,15 +113,20 @@ static int finish(const char *run, const char *what, const char *out_dir, struct
 			goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if (cb_report_load(&rp, run, NULL, NULL, 0, err) < 0 || cb_report_table_text(&table, &rp, err) < 0)
+	if (cb_report_load(&rp, run, NULL, NULL, 0, err) < 0 || cb_report_table_text(&table, &rp, err) < 0 ||
+	    cb_campaign_summary_load(cs_path, &cs, err) < 0)
 		goto out;
 	printf("\nverdict matrix of %s (%s):\n\n%s", run, what, table.data ? table.data : "");
 	printf("\ncaliber demo: kept %s (report.html: the run's report as one HTML file)\n", out_dir);
+	cb_campaign_verdict_line(&cs, line);
+	printf("%s\nreport: %s\n", line, html);
+	cb_campaign_summary_release(&cs);
 	rc = CB_EXIT_OK;
 out:
 	cb_report_release(&rp);
 	cb_buf_release(&table);
 	free(html);
+	free(cs_path);
 	return rc;
 }
 
@@ -166,7 +173,7 @@ static int gate_on_x(const char *run, struct cb_err *err)
 {
 	struct cb_campaign_summary cs;
 	char *path = cb_path_join(run, "campaign.json");
-	size_t i, nx = 0, first = 0;
+	int rc;
 
 	if (!path || cb_campaign_summary_load(path, &cs, err) < 0) {
 		if (!path)
@@ -175,49 +182,40 @@ static int gate_on_x(const char *run, struct cb_err *err)
 		return CB_EXIT_FAIL;
 	}
 	free(path);
-	for (i = cs.ntasks; i-- > 0;)
-		if (cs.tasks[i].verdict[0] == 'X') {
-			nx++;
-			first = i;
-		}
-	if (nx)
-		cb_fail(err, "%zu of %zu tasks are X (could not be measured); the first, %s: %s", nx, cs.ntasks,
-			cs.tasks[first].id, cs.tasks[first].reason);
+	rc = cb_campaign_check_x(&cs, err) < 0 ? CB_EXIT_GATE : CB_EXIT_OK;
 	cb_campaign_summary_release(&cs);
-	return nx ? CB_EXIT_GATE : CB_EXIT_OK;
+	return rc;
 }
 
-/* The GPU demo: pin the template to this machine's Triton and to the
- * commit caliber was built from, prepare the canary, run it. */
+/* The GPU demo: pin the template to this machine's Triton, the built-in
+ * corpus and caliber itself (pin.h), prepare the canary, run it. */
 static int on_gpu(const char *triton, const char *out_dir, const char *device, struct cb_err *err)
 {
-	const char *commit = cb_commit();
-	char tree[CB_SHA256_HEX], *tpl = NULL, *manifest = NULL, *mpath = NULL, *frozen = NULL;
-	char *fm = NULL, *fx = NULL, *run = NULL, *ops = NULL, *pinned = NULL;
+	char *tpl = NULL, *mpath = NULL, *frozen = NULL, *fm = NULL, *fx = NULL, *run = NULL, *ops = NULL, *pinned = NULL;
+	struct cb_buf log = CB_BUF_INIT;
+	json_t *doc = NULL;
 	int rc = CB_EXIT_FAIL;
 
-	if (!cb_is_hex(commit, 40))
-		return cb_fail(err, "demo on a GPU pins caliber by commit, but this caliber was built from %s; build it from a clean checkout",
-			       commit);
 	printf("caliber demo: GPU and Triton found (%s): running the canary campaign of the built-in corpus into %s\n",
 	       triton, out_dir);
 	tpl = cb_path_join(cb_home(), TEMPLATE);
-	if (!tpl || cb_tree_digest(triton, tree, err) < 0 || cb_read_file(tpl, &manifest, NULL, err) < 0)
-		goto out;
-	{
-		static const char *const keys[] = { "@TRITON_TREE@", "@CORPUS_COMMIT@", "@HARNESS_COMMIT@" };
-		const char *const vals[] = { tree, commit, commit };
-		pinned = cb_substitute(manifest, keys, vals, 3);
-	}
+	ops = cb_path_join(cb_home(), "ops");
 	mpath = cb_path_join(out_dir, "manifest.json");
 	frozen = cb_path_join(out_dir, "frozen");
 	fm = cb_path_join(out_dir, "frozen/demo-h200-canary/manifest.json");
 	fx = cb_path_join(out_dir, "frozen/demo-h200-canary/task-matrix.json");
 	run = cb_path_join(out_dir, "run-canary");
-	ops = cb_path_join(cb_home(), "ops");
-	if (!mpath || !frozen || !fm || !fx || !run || !ops || !pinned) {
+	if (!tpl || !mpath || !frozen || !fm || !fx || !run || !ops) {
 		cb_fail(err, "out of memory");
 		goto out;
+	}
+	{
+		const struct cb_pin_opts po = { triton, ops, NULL, 0, 0 };
+		if (!(doc = cb_json_load_file(tpl, err)) || cb_pin(doc, &po, &log, err) < 0 ||
+		    !(pinned = cb_pin_text(doc, tpl, err))) {
+			cb_prefix(err, "pinning %s", tpl);
+			goto out;
+		}
 	}
 	if (cb_guard_mkdir(&guard, out_dir, 0755, err) < 0 ||
 	    cb_write_atomic(mpath, pinned, strlen(pinned), 0644, err) < 0)
@@ -230,15 +228,18 @@ static int on_gpu(const char *triton, const char *out_dir, const char *device, s
 		if ((rc = call(cmd_prepare, prepare, err)) != CB_EXIT_OK)
 			goto out;
 		show(campaign);
-		if ((rc = call(cmd_run, campaign, err)) != CB_EXIT_OK)
+		/* A run with X tasks (exit 5) still ends with its matrix and
+		 * report; the demo then exits 5 itself, below. */
+		if ((rc = call(cmd_run, campaign, err)) != CB_EXIT_OK && rc != CB_EXIT_GATE)
 			goto out;
 	}
 	if ((rc = finish(run, "measured on this machine", out_dir, err)) == CB_EXIT_OK)
 		rc = gate_on_x(run, err);
 out:
+	json_decref(doc);
+	cb_buf_release(&log);
 	free(pinned);
 	free(tpl);
-	free(manifest);
 	free(mpath);
 	free(frozen);
 	free(fm);

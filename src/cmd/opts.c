@@ -8,6 +8,7 @@
 
 #include "fsutil.h"
 #include "jsonio.h"
+#include "suggest.h"
 
 void cb_print_help(const struct cb_cmd_spec *spec)
 {
@@ -232,6 +233,13 @@ static int set_opt(const struct cb_opt *o, const char *value, struct cb_args *ar
 		return (*(const char **)o->dst = absolute(args, what, value, err)) ? 0 : -1;
 	case CB_OPT_CMD:
 		return (*(const char **)o->dst = absolute_words(args, what, value, err)) ? 0 : -1;
+	case CB_OPT_LIST: {
+		struct cb_opt_list *l = o->dst;
+		if (l->n >= CB_OPT_LIST_MAX)
+			return cb_fail(err, "--%s: at most %d times", o->name, CB_OPT_LIST_MAX);
+		l->v[l->n++] = value;
+		return 0;
+	}
 	case CB_OPT_INT:
 		errno = 0;
 		v = strtoll(value, &end, 10);
@@ -252,6 +260,33 @@ void cb_args_release(struct cb_args *args)
 	free(args->owned);
 	free(args->pos);
 	*args = (struct cb_args)CB_ARGS_INIT;
+}
+
+/* Refuse the option word a (its first n bytes: "--name" without any
+ * "=value", or "-X"), naming the option of spec it most likely misspells:
+ * the short ones (-o where there is --output, -h) and every --name. */
+static int unknown_option(const struct cb_cmd_spec *spec, const char *a, size_t n, struct cb_err *err)
+{
+	const char *words[64];
+	char longs[62][40], word[64];
+	const struct cb_opt *o;
+	const char *near;
+	size_t k = 0, l = 0;
+
+	if (find_opt(spec->opts, "output", 6))
+		words[k++] = "-o";
+	words[k++] = "-h";
+	words[k++] = "--help";
+	for (o = spec->opts; o && o->name && l < sizeof(longs) / sizeof(longs[0]); o++) {
+		snprintf(longs[l], sizeof(longs[l]), "--%s", o->name);
+		words[k++] = longs[l++];
+	}
+	snprintf(word, sizeof(word), "%.*s", (int)n, a);
+	near = cb_suggest(word, words, k);
+	if (near)
+		return cb_fail(err, "unknown option '%s' (did you mean %s? see caliber %s --help)", word, near,
+			       spec->name);
+	return cb_fail(err, "unknown option '%s' (see caliber %s --help)", word, spec->name);
 }
 
 /* One argument that names an option (a = "--name" or "--name=value");
@@ -275,7 +310,7 @@ static int take_option(const struct cb_cmd_spec *spec, const char *a, int argc, 
 	}
 	o = find_opt(spec->opts, name, n);
 	if (!o)
-		return cb_fail(err, "unknown option '%.*s' (see caliber %s --help)", (int)(n + 2), a, spec->name);
+		return unknown_option(spec, a, n + 2, err);
 	if (o->kind == CB_OPT_FLAG) {
 		if (eq)
 			return cb_fail(err, "--%s takes no value", o->name);
@@ -315,6 +350,12 @@ int cb_parse_opts_words(const struct cb_cmd_spec *spec, size_t word_from, int ar
 			a = "--output";
 		if (!only_pos && strncmp(a, "--", 2) == 0) {
 			rc = take_option(spec, a, argc, argv, &i, args, err);
+			continue;
+		}
+		/* Any other word that starts with a dash is an option caliber
+		 * does not have (a path that starts with one follows "--"). */
+		if (!only_pos && a[0] == '-' && a[1]) {
+			rc = unknown_option(spec, a, strlen(a), err);
 			continue;
 		}
 		if (args->npos >= word_from)

@@ -23,7 +23,15 @@ enum cb_opt_kind {
 			* else left to the PATH lookup */
 	CB_OPT_CMD,    /* const char **: a command line split on spaces; every word holding a '/' is
 			* made absolute */
-	CB_OPT_INT     /* long long *: decimal, checked */
+	CB_OPT_INT,    /* long long *: decimal, checked */
+	CB_OPT_LIST    /* struct cb_opt_list *: each use adds a word, as given (pointing into argv) */
+};
+
+/* The words of an option that may be given more than once. */
+#define CB_OPT_LIST_MAX 8
+struct cb_opt_list {
+	const char *v[CB_OPT_LIST_MAX];
+	size_t n;
 };
 
 struct cb_opt {

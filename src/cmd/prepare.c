@@ -17,6 +17,7 @@
 #include "manifest.h"
 #include "matrix.h"
 #include "opts.h"
+#include "plan.h"
 #include "receipt.h"
 #include "seal.h"
 
@@ -241,7 +242,8 @@ static const char prepare_about[] =
 	"by the same figure. --max-task-s S then names the tasks expected to take\n"
 	"longer than S, with their cells' time per phase, so that their correctness\n"
 	"can be narrowed (node_ids or k, with a reason) before the run: caliber\n"
-	"never narrows a selection itself.";
+	"never narrows a selection itself. The manifest's device.backend must be a\n"
+	"backend run can load: caliber's backends/, or those of --backends DIR.";
 
 int cmd_prepare(int argc, char **argv, struct cb_err *err)
 {
@@ -257,6 +259,8 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	const char *opt_history = NULL;
 	long long opt_max_task_s = LLONG_MIN;  /* not given */
 	struct cb_history history;
+	const char *opt_backends = NULL;
+	struct cb_backend backend;
 	int opt_dry_run = 0;
 	const struct cb_opt opts[] = {
 		{ "inventory-dir", CB_OPT_PATH, &opt_inventory, "DIR", "folder holding inventory_main.csv (required)" },
@@ -266,6 +270,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		{ "output-root", CB_OPT_PATH, &opt_output, "DIR", "freeze into DIR/<campaign>-<selection>/" },
 		{ "history", CB_OPT_PATH, &opt_history, "RUN", "a sealed run of the campaign: show each task's expected time" },
 		{ "max-task-s", CB_OPT_INT, &opt_max_task_s, "S", "with --history: name the tasks expected to take over S" },
+		{ "backends", CB_OPT_PATH, &opt_backends, "DIR", "folder of backend files (default caliber's backends/)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "prepare", "MANIFEST --inventory-dir DIR [options]",
@@ -277,6 +282,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	memset(&inv, 0, sizeof(inv));
 	memset(&m, 0, sizeof(m));
 	memset(&history, 0, sizeof(history));
+	memset(&backend, 0, sizeof(backend));
 	rc = CB_EXIT_FAIL;
 	if (!opt_inventory) {
 		cb_fail(err, "--inventory-dir is required");
@@ -313,6 +319,12 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		goto out;
 	if (cb_manifest_parse(bytes, len, args.pos[0], &m, err) < 0)
 		goto out;
+	/* The backend is part of the contract: a name that run cannot load is
+	 * refused now, not after the campaign is frozen. */
+	if (cb_backend_load(opt_backends, m.backend, &backend, err) < 0) {
+		cb_prefix(err, "%s: device.backend", args.pos[0]);
+		goto out;
+	}
 	inv_path = cb_path_join(opt_inventory, CB_INVENTORY_FILE);
 	if (!inv_path || cb_read_file(inv_path, &inv_bytes, &inv_len, err) < 0 ||
 	    cb_inventory_parse(inv_bytes, inv_len, inv_path, &inv, err) < 0)
@@ -364,6 +376,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 out:
 	cb_history_release(&history);
 	json_decref(mx);
+	cb_backend_release(&backend);
 	cb_inventory_release(&inv);
 	cb_manifest_release(&m);
 	free(bytes);

@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "devices.h"
+#include "fsutil.h"
 #include "opts.h"
 #include "runner.h"
 #include "sign.h"
@@ -47,8 +48,47 @@ static const char run_about[] =
 	"listed device in parallel, each a caliber run of its own pinned through the\n"
 	"backend's visibility variable and preflighted on its device (all before any\n"
 	"starts), into OUTPUT.shards/<K>, and merges them into --output-root.\n"
-	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
-	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
+	"A sealed run ends with `verdicts: G n, C n, B n, R n, K n, X n` and the path\n"
+	"of its report (with --quiet too). A task whose correctness fails in every\n"
+	"cell gets no timing session. Exit status: 0 for a completed campaign\n"
+	"whatever its verdicts, but 5 when a task is X (could not be measured:\n"
+	"the first is named; a --shard's X is left to the merged run), or when\n"
+	"--fail-on VERDICTS (e.g. K,R) names one that occurred.";
+
+/* Refuse a run without every required option, naming those missing and
+ * what each is; a campaign that was never frozen is told to run prepare
+ * first, and a frozen manifest given alone is told where its matrix is. */
+static void missing_options(const char *manifest, const char *matrix, const char *build_root, const char *corpus,
+			    const char *output, struct cb_err *err)
+{
+	static const char *const what[] = {
+		"--manifest FROZEN/manifest.json", "--task-matrix FROZEN/task-matrix.json",
+		"--build-root DIR (the compiler's root: the folder `import triton` resolves to)",
+		"--corpus DIR (the corpus tree)", "--output-root DIR (the run root to create)"
+	};
+	const char *given[] = { manifest, matrix, build_root, corpus, output };
+	struct cb_buf b = CB_BUF_INIT;
+	char *beside = NULL;
+	size_t i;
+
+	for (i = 0; i < 5; i++)
+		if (!given[i])
+			cb_buf_addf(&b, "%s%s", b.len ? ", " : "", what[i]);
+	if (manifest && !matrix) {
+		const char *slash = strrchr(manifest, '/');
+		beside = cb_strdupf("%.*s/task-matrix.json", (int)(slash - manifest), manifest);
+	}
+	if (beside && cb_exists(beside))
+		cb_fail(err, "missing %s (did you mean --task-matrix %s?)", b.data, beside);
+	else if (!manifest || !matrix)
+		cb_fail(err, "missing %s; the manifest and the task matrix are a frozen campaign: run caliber prepare "
+			     "MANIFEST --inventory-dir DIR --output-root FROZEN first, then give FROZEN/<campaign>-<selection>/"
+			     "manifest.json and task-matrix.json", b.data ? b.data : "");
+	else
+		cb_fail(err, "missing %s", b.data ? b.data : "");
+	free(beside);
+	cb_buf_release(&b);
+}
 
 int cmd_run(int argc, char **argv, struct cb_err *err)
 {
@@ -66,7 +106,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	const struct cb_opt opts[] = {
 		{ "manifest", CB_OPT_PATH, &manifest, "FILE", "FROZEN/manifest.json (required)" },
 		{ "task-matrix", CB_OPT_PATH, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
-		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the compiler's root (required)" },
+		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the folder `import triton` resolves to (required)" },
 		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root (required)" },
 		{ "output-root", CB_OPT_PATH, &output, "DIR", "the run root to create (required)" },
 		{ "worker", CB_OPT_CMD, &worker, "CMD", "worker session command (default: PYTHON -m caliber_pytest.session)" },
@@ -98,7 +138,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	rc = CB_EXIT_USAGE;
 	if (!manifest || !matrix || !build_root || !corpus || !output) {
-		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus and --output-root are required");
+		missing_options(manifest, matrix, build_root, corpus, output, err);
 	} else if (isolate && strcmp(isolate, "task") != 0) {
 		cb_fail(err, "--isolate: the only unit is 'task'");
 	} else if ((mode = cb_worker_mode_parse(isolate ? "task" : workers)) < 0) {

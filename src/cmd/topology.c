@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "fsutil.h"
 #include "jsonio.h"
 #include "opts.h"
 #include "topology.h"
@@ -22,6 +23,37 @@ static const char topology_about[] =
 	"without a row or a row without IR prints joinable false with the reasons\n"
 	"(scoped and total are then null); a missing or malformed index and\n"
 	"unreadable IR are errors. See docs/formats.md, \"Topology\".";
+
+/* A task folder or a run root given where a cell folder belongs is
+ * refused as what it is, with the cells it holds, rather than as a cell
+ * without ir/index.tsv. */
+static int not_a_cell(const char *dir, struct cb_err *err)
+{
+	char *ir = cb_path_join(dir, "ir"), *cells = cb_path_join(dir, "cells"), *tasks = cb_path_join(dir, "tasks");
+	char **names = NULL;
+	size_t n = 0, i;
+	struct cb_buf list = CB_BUF_INIT;
+	int rc = 0;
+
+	if (!ir || !cells || !tasks)
+		rc = cb_fail(err, "out of memory");
+	else if (cb_is_dir(ir))
+		rc = 0;
+	else if (cb_is_dir(cells) && cb_list_dir(cells, &names, &n, err) == 0) {
+		for (i = 0; i < n; i++)
+			cb_buf_addf(&list, "%s%s", i ? ", " : "", names[i]);
+		rc = cb_fail(err, "%s is a task folder, not a cell: its cells are %s/cells/<round>-<cell> (%s)", dir,
+			     dir, list.len ? list.data : "none yet");
+	} else if (cb_is_dir(tasks))
+		rc = cb_fail(err, "%s is a run root, not a cell: a cell is %s/tasks/<task>/cells/<round>-<cell>", dir,
+			     dir);
+	cb_strv_free(names, n);
+	cb_buf_release(&list);
+	free(ir);
+	free(cells);
+	free(tasks);
+	return rc;
+}
 
 int cmd_topology(int argc, char **argv, struct cb_err *err)
 {
@@ -49,6 +81,10 @@ int cmd_topology(int argc, char **argv, struct cb_err *err)
 			cb_prefix(err, "--op");
 		cb_args_release(&args);
 		return CB_EXIT_USAGE;
+	}
+	if (not_a_cell(args.pos[0], err) < 0) {
+		cb_args_release(&args);
+		return CB_EXIT_FAIL;
 	}
 	rc = cb_topology_scan(args.pos[0], opt_op, opt_floor, &t, err);
 	cb_args_release(&args);

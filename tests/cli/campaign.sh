@@ -5,6 +5,7 @@
 #   run SEL OUT [ARGS...]        caliber run of selection SEL into OUT (through $RUN_WRAP
 #                                when set, e.g. "timeout 300" where an old binary could hang)
 #   run_bg SEL OUT [ARGS...]     the same through exec, for the background
+#   run_x SEL OUT [ARGS...]      run, for a campaign with an X task: it must exit 5
 #   verdicts OUT                 task,verdict,code of each task (matrix.csv's task rows: the
 #                                summary rows after them have no task)
 #   make_all                     a sealed canary, then frozen/cpu-test-all
@@ -14,9 +15,8 @@ export D W
 
 setup='
 make_frozen() {
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null
+	$CALIBER pin "$D/manifest.in.json" -o manifest.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY >/dev/null &&
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null
 }
 run() {
 	sel=$1; out=$2; shift 2
@@ -32,10 +32,16 @@ run_bg() {
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "$CALIBER_ROOT/tests/backends" \
 		--python $PY $DIRTY "$@"
 }
+# run_x: a run that seals with an X task exits 5 (naming the first on stderr).
+run_x() {
+	set +e; run "$@"; rc=$?; set -e
+	test $rc -eq 5 || { echo "run exited $rc, not 5 (a task is X)"; return 1; }
+}
 verdicts() { grep -v "^," "$1/matrix.csv" | cut -d, -f1,3,4 | tr -d "\r"; }
+
 make_all() {
 	make_frozen && run canary canary --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --selection all \
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" --selection all \
 		--canary-receipt canary/campaign.json >/dev/null
 }
 '

@@ -9,7 +9,8 @@
 #   $CALIBER          the binary under test
 #   $CALIBER_ROOT     the repository
 #   expect_refusal CODE MESSAGE_FILE cmd...   exit status CODE and stderr exactly the file
-#                     (@CWD@ in it standing for the current directory)
+#                     (@CWD@ in it standing for the current directory, @HOME@
+#                     for caliber's tree)
 #   expect_empty DIR  DIR does not exist or is empty
 set -u
 : "${CALIBER:?run through tests/run.sh}"
@@ -23,6 +24,16 @@ PY=${PYTHON:-python3}
 commit=$($CALIBER --version | sed 's/.*(commit \([0-9a-f]*\).*/\1/')
 case "$($CALIBER --version)" in *dirty*|*unknown*) DIRTY=--allow-dirty-harness ;; *) DIRTY= ;; esac
 export PY commit DIRTY
+
+# python_with MODULE: the first interpreter that imports MODULE (an optional
+# tool's Python side, e.g. PIL), of $CALIBER_TEST_PYTHONS (default: the one
+# with pytest, python3, and /usr/bin/python3, which Debian's python3-*
+# packages serve); empty when none does, which a test reports as a skip.
+python_with() {
+	for p in ${CALIBER_TEST_PYTHONS:-$PY python3 /usr/bin/python3}; do
+		if "$p" -c "import $1" >/dev/null 2>&1; then echo "$p"; return 0; fi
+	done
+}
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
 test_count=0
 
@@ -37,8 +48,9 @@ expect_refusal() {
 		echo "exit status $rc, expected $code"; cat "$T/.err"; return 1
 	fi
 	# @CWD@ in the expected message stands for the directory of the case:
-	# caliber names every path absolute.
-	sed "s|@CWD@|$PWD|g" "$msg" >"$T/.want"
+	# caliber names every path absolute; @HOME@ for caliber's own tree, as
+	# the binary finds it (links resolved).
+	sed -e "s|@CWD@|$PWD|g" -e "s|@HOME@|$(cd "$CALIBER_ROOT" && pwd -P)|g" "$msg" >"$T/.want"
 	if ! cmp -s "$T/.want" "$T/.err"; then
 		echo "stderr differs:"; diff "$T/.want" "$T/.err"; return 1
 	fi

@@ -35,12 +35,12 @@ test_expect_success 'an empty plan is refused, naming the backend' '
 '
 
 test_expect_success 'an unknown key in a backend file is refused' '
-	printf "caliber: plan: $tb/typo.json: graph_captrue: unknown key\n" >want &&
+	printf "caliber: plan: $tb/typo.json: graph_captrue: unknown key (did you mean graph_capture?)\n" >want &&
 	expect_refusal 1 want $CALIBER plan --backend typo --backends "$tb"
 '
 
 test_expect_success 'a backend that does not exist is refused' '
-	printf "caliber: plan: backend '"'"'rocm'"'"': no file $tb/rocm.json\n" >want &&
+	printf "caliber: plan: backend '"'"'rocm'"'"': no file $tb/rocm.json; the backends there: cpu, empty, typo; --backends DIR takes backends from another folder\n" >want &&
 	expect_refusal 1 want $CALIBER plan --backend rocm --backends "$tb"
 '
 

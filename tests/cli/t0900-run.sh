@@ -85,10 +85,10 @@ test_expect_success 'timed sessions: three per cell and round, interleaved ABC A
 
 test_expect_success 'timer.sessions and a real timer.throttle_floor: two sessions, and the campaign receipt holds the floor in ppm' '
 	eval "$setup" &&
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" -e "s/\"repeats\": 7/\"repeats\": 7, \"sessions\": 2, \"throttle_floor\": 0.85/" \
-	    "$D/manifest.in.json" >manifest.json && grep -q "\"throttle_floor\": 0.85" manifest.json &&
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null &&
+	sed -e "s/\"repeats\": 7/\"repeats\": 7, \"sessions\": 2, \"throttle_floor\": 0.85/" "$D/manifest.in.json" >sessions.in.json &&
+	$CALIBER pin sessions.in.json -o manifest.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY >/dev/null &&
+	grep -q "\"throttle_floor\": 0.85" manifest.json &&
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
 	run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	test -d out/tasks/gain/cells/a-off.s2 && test ! -e out/tasks/gain/cells/a-off.s3 &&
 	grep -q "\"throttle_floor_ppm\": 850000" out/campaign.json && grep -q "\"sessions\": 2" out/campaign.json &&
@@ -109,7 +109,7 @@ test_expect_success 'a stable regression is R whatever the topology, round b con
 
 test_expect_success 'a hanging worker times out: its task is X, the campaign goes on' '
 	eval "$setup" && make_all &&
-	run all out --worker "python3 $W/hang.py $D slowpoke" --quiet >/dev/null &&
+	run_x all out --worker "python3 $W/hang.py $D slowpoke" --quiet >/dev/null 2>&1 &&
 	verdicts out | grep -qx "slowpoke,X,timeout" && verdicts out | grep -qx "gain,G,stable-gain" &&
 	grep -q "no reply within 3 s; process group killed" out/tasks/slowpoke/cells/a-candidate/cell.json &&
 	$CALIBER verify out >/dev/null
@@ -117,22 +117,22 @@ test_expect_success 'a hanging worker times out: its task is X, the campaign goe
 
 test_expect_success 'a crashing worker makes its task X and the next task gets a fresh worker' '
 	eval "$setup" && make_all &&
-	run all out --worker "python3 $W/crash.py $D gain" --quiet >/dev/null &&
+	run_x all out --worker "python3 $W/crash.py $D gain" --quiet >/dev/null 2>&1 &&
 	verdicts out | grep -qx "gain,X,harness-failure" && verdicts out | grep -qx "same,B,no-reduction" &&
 	grep -q "worker killed by signal 11 without replying" out/tasks/gain/cells/a-mask0/cell.json &&
-	grep -q "\"fresh\": true" out/tasks/gain/cells/b-mask0/cell.json || grep -q "\"fresh\": true" out/tasks/same/cells/correctness-mask0/cell.json
+	{ grep -q "\"fresh\": true" out/tasks/gain/cells/b-mask0/cell.json || grep -q "\"fresh\": true" out/tasks/same/cells/correctness-mask0/cell.json; }
 '
 
 test_expect_success 'an unjoinable IR directory makes its task X, naming the variant' '
 	eval "$setup" && make_all &&
-	run all out --worker "python3 $W/unjoinable.py $D same" --quiet >/dev/null &&
+	run_x all out --worker "python3 $W/unjoinable.py $D same" --quiet >/dev/null 2>&1 &&
 	verdicts out | grep -qx "same,X,unjoinable-ir" &&
 	grep -q "candidate: variant STRAYVARIANT: no row in ir/index.tsv" out/tasks/same/task.json
 '
 
 test_expect_success 'a replay miss makes its task X' '
 	eval "$setup" && make_all &&
-	run all out --worker "python3 $W/replay_miss.py $D flat" --quiet >/dev/null &&
+	run_x all out --worker "python3 $W/replay_miss.py $D flat" --quiet >/dev/null 2>&1 &&
 	verdicts out | grep -qx "flat,X,replay-miss"
 '
 
@@ -167,9 +167,8 @@ test_expect_success 'what the corpus writes to its working directory while targe
 	printf "%s\n" "def pytest_terminal_summary(terminalreporter):" \
 		"    with open(\"accuracy_result.json\", \"a\") as f:" "        f.write(\"{}\")" >corpus/conftest.py &&
 	tree=$($CALIBER digest corpus) &&
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$tree/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json &&
-	$CALIBER prepare manifest.json --inventory-dir corpus --output-root frozen >/dev/null &&
+	$CALIBER pin "$D/manifest.in.json" -o manifest.json --compiler "$D/compiler" --corpus corpus $DIRTY >/dev/null &&
+	$CALIBER prepare manifest.json --inventory-dir corpus --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
 	TMPDIR=tmp && mkdir tmp && export TMPDIR &&
 	$CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
 		--build-root "$D/compiler" --corpus corpus --output-root out --backends "$CALIBER_ROOT/tests/backends" \
@@ -437,7 +436,7 @@ test_expect_success 'a corpus pinned to a commit its tree does not hold is refus
 	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@HARNESS_COMMIT@/$commit/" \
 	    -e "s/\"tree_sha256\": \"@CORPUS_TREE@\"/\"commit\": \"ffffffffffffffffffffffffffffffffffffffff\"/" \
 	    "$D/manifest.in.json" >manifest.json &&
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null &&
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
 	set +e; run canary out --worker "python3 $W/replay.py $D" >stdout 2>/dev/null; rc=$?; set -e &&
 	test $rc -eq 3 &&
 	grep -q "^preflight: sources: FAILED: sources.corpus: commit ffffffffffffffffffffffffffffffffffffffff is not in the repository of $D/corpus" stdout &&
@@ -458,7 +457,7 @@ test_expect_success '--json-progress: every line on stdout is one JSON event, th
 test_expect_success 'caliber worker refuses to start pytest with an empty plan, naming the backend' '
 	eval "$setup" && make_frozen &&
 	sed "s/\"backend\": \"cpu\"/\"backend\": \"empty\"/" manifest.json >m2.json &&
-	$CALIBER prepare m2.json --inventory-dir "$D/corpus" --output-root f2 >/dev/null &&
+	$CALIBER prepare m2.json --inventory-dir "$D/corpus" --output-root f2 --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
 	printf "caliber: worker: backend '"'"'empty'"'"' declares no capability: the plugin plan is empty; refusing to run pytest without plugins\n" >want &&
 	expect_refusal 1 want $CALIBER worker --manifest f2/cpu-test-canary/manifest.json --task-matrix f2/cpu-test-canary/task-matrix.json \
 		--task gain --cell off --phase a --corpus "$D/corpus" --build-root "$D/compiler" --out task \

@@ -12,14 +12,14 @@ W="$CALIBER_ROOT/tests/workers"
 export D B W
 
 setup='
-# pin PATCHED_ROOT STOCK_ROOT: the two-build manifest, each build pinned by
-# the digest of its committed tree, wherever its root is.
+# pin PATCHED_ROOT STOCK_ROOT MANIFEST: the two-build manifest pinned by
+# caliber pin, the root and digest of each build from the tree there (the
+# control follows the baseline; sources.compiler is the stock build).
 pin() {
-	sed -e "s|@STOCK_TREE@|$($CALIBER digest "$D/compiler")|" -e "s|@PATCHED_TREE@|$($CALIBER digest "$B/patched")|" \
-	    -e "s|@PATCHED_ROOT@|$1|" -e "s|@STOCK_ROOT@|$2|" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$B/manifest.in.json"
+	$CALIBER pin "$B/manifest.in.json" -o "$3" --compiler "$D/compiler" --corpus "$D/corpus" \
+		--cell patched="$1" --cell stock="$2" $DIRTY >/dev/null
 }
-freeze() { $CALIBER prepare "$1" --inventory-dir "$D/corpus" --output-root frozen >/dev/null; }
+freeze() { $CALIBER prepare "$1" --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null; }
 # run OUT [OPTIONS]: the frozen canary with the builds worker ($WORKER
 # overrides it); private caches under tmp/, which must be empty afterwards.
 run() {
@@ -31,8 +31,8 @@ run() {
 }
 # switches OUT: the campaign of switches of tests/data/campaign-cpu, for comparison.
 switches() {
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >switches.json && freeze switches.json &&
+	$CALIBER pin "$D/manifest.in.json" -o switches.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY >/dev/null &&
+	freeze switches.json &&
 	TMPDIR=$PWD $CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $1 --backends "$CALIBER_ROOT/tests/backends" \
 		--python $PY $DIRTY --worker "python3 $W/replay.py $D" --quiet >/dev/null
@@ -49,8 +49,9 @@ export setup
 
 test_expect_success 'prepare freezes each cell'"'"'s compiler, its root made absolute: a relative one against the manifest'"'"'s folder' '
 	eval "$setup" && mkdir sub builds elsewhere && cp -R "$B/patched" builds/patched &&
-	pin ../builds/patched "$D/compiler" >sub/manifest.json &&
-	(cd elsewhere && $CALIBER prepare ../sub/manifest.json --inventory-dir "$D/corpus" --output-root ../frozen >/dev/null) &&
+	pin "$PWD/builds/patched" "$D/compiler" abs.json &&
+	python3 -c "import json, sys; m = json.load(open(sys.argv[1])); [c[\"compiler\"].update(root=\"../builds/patched\") for c in m[\"cells\"][:2]]; json.dump(m, open(sys.argv[2], \"w\"), indent=2)" abs.json sub/manifest.json &&
+	(cd elsewhere && $CALIBER prepare ../sub/manifest.json --inventory-dir "$D/corpus" --output-root ../frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null) &&
 	python3 - "$PWD" "$D" frozen/cpu-builds-canary/task-matrix.json <<-EOF &&
 	import json, os, sys
 	here, d, path = sys.argv[1:]
@@ -63,12 +64,12 @@ test_expect_success 'prepare freezes each cell'"'"'s compiler, its root made abs
 	EOF
 	run out --quiet >/dev/null &&
 	grep -q "\"root\": \"$PWD/builds/patched\"" out/tasks/gain/cells/a-patched/cell.json &&
-	pin "$PWD/builds/patched" "$D/compiler" >abs.json && $CALIBER prepare abs.json --inventory-dir "$D/corpus" --output-root f2 >/dev/null &&
+	$CALIBER prepare abs.json --inventory-dir "$D/corpus" --output-root f2 --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
 	! grep -q compiler_root_base f2/cpu-builds-canary/task-matrix.json
 '
 
 test_expect_success 'two builds: each cell runs its own compiler, and the verdicts are those of the campaign of switches' '
-	eval "$setup" && pin "$B/patched" "$D/compiler" >manifest.json && freeze manifest.json &&
+	eval "$setup" && pin "$B/patched" "$D/compiler" manifest.json && freeze manifest.json &&
 	run out >stdout &&
 	grep -qx "preflight: sources: ok (compiler $D/compiler, corpus $D/corpus, harness $CALIBER_ROOT${DIRTY:+ (--allow-dirty-harness: harness not checked)}, cell patched $B/patched (cells\[0\].compiler), cell patched-ctl $B/patched (cells\[1\].compiler, as cell patched), cell stock $D/compiler (cells\[2\].compiler))" stdout &&
 	grep -qx "preflight: imports: ok (cell patched: fakecompiler -> $B/patched/fakecompiler/__init__.py; cell patched-ctl: fakecompiler -> $B/patched/fakecompiler/__init__.py; cell stock: fakecompiler -> $D/compiler/fakecompiler/__init__.py)" stdout &&
@@ -81,7 +82,7 @@ test_expect_success 'two builds: each cell runs its own compiler, and the verdic
 '
 
 test_expect_success 'cell.json and campaign.json name the compiler each cell ran' '
-	eval "$setup" && pin "$B/patched" "$D/compiler" >manifest.json && freeze manifest.json && run out --quiet >/dev/null &&
+	eval "$setup" && pin "$B/patched" "$D/compiler" manifest.json && freeze manifest.json && run out --quiet >/dev/null &&
 	python3 - out "$B/patched" "$D/compiler" "$($CALIBER digest "$B/patched")" "$($CALIBER digest "$D/compiler")" <<-EOF
 	import glob, json, sys
 	out, patched, stock, ptree, stree = sys.argv[1:]
@@ -102,7 +103,7 @@ test_expect_success 'cell.json and campaign.json name the compiler each cell ran
 '
 
 test_expect_success 'a cell without a compiler of its own keeps running sources.compiler at --build-root' '
-	eval "$setup" && pin "$B/patched" "$D/compiler" >pinned.json &&
+	eval "$setup" && pin "$B/patched" "$D/compiler" pinned.json &&
 	python3 - pinned.json "$($CALIBER digest "$B/patched")" >manifest.json <<-EOF &&
 	import json, sys
 	m = json.load(open(sys.argv[1]))
@@ -119,7 +120,7 @@ test_expect_success 'a cell without a compiler of its own keeps running sources.
 '
 
 test_expect_success 'each cell compiles into a cache of its own, the same folder names in both builds; one shared cache would change the verdicts' '
-	eval "$setup" && pin "$B/patched" "$D/compiler" >manifest.json && freeze manifest.json &&
+	eval "$setup" && pin "$B/patched" "$D/compiler" manifest.json && freeze manifest.json &&
 	run private --quiet >/dev/null &&
 	for c in a-patched a-patched-ctl b-patched; do grep -q "\"build\": \"baseline\"" private/tasks/gain/cells/$c/ir/MBG/*.json; done &&
 	grep -q "\"build\": \"candidate\"" private/tasks/gain/cells/a-stock/ir/MBG/*.json &&
@@ -130,7 +131,7 @@ test_expect_success 'each cell compiles into a cache of its own, the same folder
 '
 
 test_expect_success 'refused by sources: a cell whose compiler root is missing; nothing is written' '
-	eval "$setup" && cp -R "$B/patched" gone && pin "$PWD/gone" "$D/compiler" >manifest.json && freeze manifest.json &&
+	eval "$setup" && cp -R "$B/patched" gone && pin "$PWD/gone" "$D/compiler" manifest.json && freeze manifest.json &&
 	rm -rf gone && refused out &&
 	grep -qx "preflight: sources: FAILED: cell patched: cells\[0\].compiler.root: $PWD/gone does not exist" stdout &&
 	grep -q "^preflight: imports: FAILED: cell patched: " stdout &&
@@ -138,7 +139,7 @@ test_expect_success 'refused by sources: a cell whose compiler root is missing; 
 '
 
 test_expect_success 'refused by sources: a cell whose root does not hold its pinned tree' '
-	eval "$setup" && cp -R "$D/compiler" stock && pin "$B/patched" "$PWD/stock" >manifest.json && freeze manifest.json &&
+	eval "$setup" && cp -R "$D/compiler" stock && pin "$B/patched" "$PWD/stock" manifest.json && freeze manifest.json &&
 	echo "REMOVE_LAYOUT_CONVERSIONS_RUNS = (1, 2)" >>stock/fakecompiler/__init__.py && refused out &&
 	grep -qx "preflight: sources: FAILED: cell stock: cells\[2\].compiler: $PWD/stock has tree digest $($CALIBER digest stock), the manifest pins $($CALIBER digest "$D/compiler")" stdout &&
 	grep -q "^preflight: imports: ok" stdout &&
@@ -147,7 +148,7 @@ test_expect_success 'refused by sources: a cell whose root does not hold its pin
 
 test_expect_success 'refused by imports: a cell whose compiler module resolves outside its own root' '
 	eval "$setup" && mkdir empty && echo "a build without the module" >empty/README &&
-	pin "$B/patched" "$PWD/empty" >pinned.json &&
+	pin "$B/patched" "$PWD/empty" pinned.json &&
 	python3 - pinned.json "$($CALIBER digest empty)" "$D/compiler" >manifest.json <<-EOF &&
 	import json, sys
 	m = json.load(open(sys.argv[1]))
@@ -162,7 +163,7 @@ test_expect_success 'refused by imports: a cell whose compiler module resolves o
 '
 
 test_expect_success 'refused by binding: a frozen matrix whose compiler root was edited' '
-	eval "$setup" && pin "$B/patched" "$D/compiler" >manifest.json && freeze manifest.json &&
+	eval "$setup" && pin "$B/patched" "$D/compiler" manifest.json && freeze manifest.json &&
 	chmod u+w frozen/cpu-builds-canary frozen/cpu-builds-canary/task-matrix.json &&
 	sed -i "s|\"root\": \"$D/compiler\"|\"root\": \"$B/patched\"|" frozen/cpu-builds-canary/task-matrix.json &&
 	chmod a-w frozen/cpu-builds-canary/task-matrix.json && refused out &&
@@ -170,7 +171,7 @@ test_expect_success 'refused by binding: a frozen matrix whose compiler root was
 '
 
 test_expect_success 'caliber worker runs one cell of a two-build campaign against that cell'"'"'s compiler' '
-	eval "$setup" && pin "$B/patched" "$D/compiler" >manifest.json && freeze manifest.json &&
+	eval "$setup" && pin "$B/patched" "$D/compiler" manifest.json && freeze manifest.json &&
 	for c in patched stock; do
 		TMPDIR=$PWD $CALIBER worker --manifest frozen/cpu-builds-canary/manifest.json --task-matrix frozen/cpu-builds-canary/task-matrix.json \
 			--task gain --cell $c --phase a --corpus "$D/corpus" --build-root "$D/compiler" --out task \

@@ -12,9 +12,8 @@ export D RUN
 
 for mode in session persistent isolate; do
 	test_expect_success "the sealed H200 canary's verdicts are reproduced from its cells ($mode workers)" "
-		sed -e \"s/@COMPILER_TREE@/\$(\$CALIBER digest \"\$D/compiler\")/\" -e \"s/@CORPUS_TREE@/\$(\$CALIBER digest \"\$D/corpus\")/\" \
-		    -e \"s/@HARNESS_COMMIT@/\$commit/\" \"\$D/manifest.in.json\" >manifest.json &&
-		\$CALIBER prepare manifest.json --inventory-dir \"\$D/corpus\" --output-root frozen >/dev/null &&
+		\$CALIBER pin \"\$D/manifest.in.json\" -o manifest.json --compiler \"\$D/compiler\" --corpus \"\$D/corpus\" \$DIRTY >/dev/null &&
+		\$CALIBER prepare manifest.json --inventory-dir \"\$D/corpus\" --output-root frozen --backends \"\$CALIBER_ROOT/tests/backends\" >/dev/null &&
 		case $mode in isolate) iso='--isolate task' ;; persistent) iso='--workers persistent' ;; *) iso= ;; esac &&
 		TMPDIR=\$T \$CALIBER run --manifest frozen/demo-h200-replay-canary/manifest.json \
 			--task-matrix frozen/demo-h200-replay-canary/task-matrix.json --build-root \"\$D/compiler\" \

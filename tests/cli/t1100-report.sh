@@ -223,8 +223,8 @@ test_expect_success 'runs/all at a glance: sorted by verdict and effect, the geo
 	grep -qF "| matmul | **G** stable-gain | 3/3/1 | +321.12% [+320.54%, +333.04%] | +291.76% [+275.93%, +303.84%] | graph | 927.86 / 926.44 / 227.92<br>121.39 / 121.26 / 25.96<br>470.77 / 470.49 / 119.99 |" md &&
 	$CALIBER report "$run" -o r.html >/dev/null &&
 	test "$(grep -c "<tr class=\"changed\" data-task=" r.html)" -eq 10 &&
-	grep -qF "<tr><th>A/A</th><td><span id=\"aa\">A/A: 21 of 37 control-vs-baseline intervals exclude zero (nominal 5 %)</span></td></tr>" r.html &&
-	grep -qF "<tr><th>intervals</th><td>95 % over 1 session of one worker process × 9 repeats, 2000 bootstrap resamples (the process is not sampled)</td></tr>" r.html &&
+	grep -qF "<tr><th scope=\"row\">A/A</th><td><span id=\"aa\">A/A: 21 of 37 control-vs-baseline intervals exclude zero (nominal 5 %)</span></td></tr>" r.html &&
+	grep -qF "<tr><th scope=\"row\">intervals</th><td>95 % over 1 session of one worker process × 9 repeats, 2000 bootstrap resamples (the process is not sampled)</td></tr>" r.html &&
 	grep -q "<td><code>ops/caliber_ops/matmul.py:47</code></td>" r.html &&
 	grep -q "href=\"[^\"]*/runs/all/tasks/matmul/cells/a-candidate/ir/SZLO7ZG5HLOI46USLEK2JY5YA5JPTJ4ANABEHQ4S2EMWRNDPEODQ/_matmul_kernel.ttgir\">candidate</a>" r.html &&
 	python3 "$check" links r.html >/dev/null

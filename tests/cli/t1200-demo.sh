@@ -18,7 +18,9 @@ test_expect_success 'the offline demo replays the shipped sealed H200 campaign a
 	cmp want table &&
 	test -f kept/floor0/derived.json && test -f kept/floor1/matrix.md &&
 	head -1 kept/report.html | grep -qx "<!DOCTYPE html>" &&
-	tail -1 out | grep -qx "caliber demo: kept $PWD/kept (report.html: the run.s report as one HTML file)"
+	tail -3 out | head -1 | grep -qx "caliber demo: kept $PWD/kept (report.html: the run.s report as one HTML file)" &&
+	printf "%s\n" "verdicts: G 5, C 0, B 27, R 0, K 0, X 0" "report: $PWD/kept/report.html" >want &&
+	tail -2 out | cmp want -
 '
 
 test_expect_success 'without a GPU the demo says why, and its default folder is ./caliber-demo-<UTC time>' '

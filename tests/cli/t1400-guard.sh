@@ -158,9 +158,8 @@ test_expect_success 'demo: --output inside a sealed run is refused' '
 
 test_expect_success 'worker.log planted as a link is refused, never truncating what it points to' '
 	eval "$setup" &&
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json &&
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null &&
+	$CALIBER pin "$D/manifest.in.json" -o manifest.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY >/dev/null &&
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
 	echo keep >victim && mkdir -p task/cells/a-off && ln -s ../../../victim task/cells/a-off/worker.log &&
 	printf "%s\n" "caliber: worker: $PWD/task/cells/a-off/worker.log: a symlink; caliber never writes through one" >want &&
 	TMPDIR=$T expect_refusal 1 want $CALIBER worker --manifest frozen/cpu-test-canary/manifest.json \

@@ -18,9 +18,8 @@ keys() {
 }
 fp() { openssl pkey -pubin -in "$1" -outform DER | sha256sum | cut -c1-64; }
 signed_run() {
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json &&
-	{ [ -d frozen ] || $CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null; } &&
+	$CALIBER pin "$D/manifest.in.json" -o manifest.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY >/dev/null &&
+	{ [ -d frozen ] || $CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null; } &&
 	TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root out --backends "$CALIBER_ROOT/tests/backends" \
 		--python $PY $DIRTY --worker "python3 $W/replay.py $D" "$@"

@@ -30,7 +30,7 @@ F=frozen/cpu-test-canary
 aim() {
 	c=$1; t=$2
 	case $c in
-	prepare) $CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root "$t" ;;
+	prepare) $CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root "$t" --backends "$CALIBER_ROOT/tests/backends" ;;
 	run) TMPDIR=$A/tmp $CALIBER run --manifest $F/manifest.json --task-matrix $F/task-matrix.json \
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root "$t" --backends "$CALIBER_ROOT/tests/backends" \
 		--python $PY $DIRTY --worker "python3 $W/replay.py $D" --quiet ;;
@@ -72,9 +72,8 @@ export lib
 
 test_expect_success 'the arena: a sealed run S, a frozen campaign, a folder whose real path is PATH_MAX long' '
 	mkdir -p "$A/tmp" && cd "$A" && "$CALIBER_TOOLS/cbtest" mkrun "$spec" S &&
-	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-	    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json &&
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null &&
+	$CALIBER pin "$D/manifest.in.json" -o manifest.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY >/dev/null &&
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
 	p=$PWD && n=0 && need=$((4092 - ${#PWD})) &&
 	while [ $need -gt 203 ]; do p=$p/$(printf "d%.0s" $(seq 200)); need=$((need - 201)); n=$((n + 1)); done &&
 	p=$p/$(printf "e%.0s" $(seq $((need - 1)))) && n=$((n + 1)) && test ${#p} -eq 4092 &&

@@ -129,7 +129,7 @@ test_expect_success 'a bad --shard is a usage error; more shards than tasks is r
 test_expect_success 'merge refuses a missing, a repeated or a foreign shard, naming it, and writes nothing' '
 	eval "$setup" && make_frozen && shards canary 3 s &&
 	sed "s/\"description\": \"/&other /" manifest.json >other.json &&
-	$CALIBER prepare other.json --inventory-dir "$D/corpus" --output-root f2 >/dev/null &&
+	$CALIBER prepare other.json --inventory-dir "$D/corpus" --output-root f2 --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
 	TMPDIR=$T $CALIBER run --manifest f2/cpu-test-canary/manifest.json --task-matrix f2/cpu-test-canary/task-matrix.json \
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root o2 --backends "$CALIBER_ROOT/tests/backends" \
 		--python $PY $DIRTY --worker "python3 $W/replay.py $D" --shard 2/3 --quiet >/dev/null &&

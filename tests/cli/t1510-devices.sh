@@ -87,10 +87,13 @@ test_expect_success '--json-progress: every line is one JSON event, each naming 
 	python3 - events "$PWD" <<-EOF
 	import json, sys
 	events = [json.loads(l) for l in open(sys.argv[1])]
-	assert events[-1] == {"event": "merged", "shards": 2, "root": sys.argv[2] + "/out"}, events[-1]
-	events = events[:-1]
+	assert events[-1] == {"event": "verdicts", "line": "verdicts: G 1, C 1, B 1, R 1, K 1, X 0",
+	                      "report": sys.argv[2] + "/out/matrix.md"}, events[-1]
+	assert events[-2] == {"event": "merged", "shards": 2, "root": sys.argv[2] + "/out"}, events[-2]
+	events = events[:-2]
 	assert all(e["shard"] in ("1/2", "2/2") and e["device"] in ("0", "1") for e in events), events[:3]
 	assert sum(e["event"] == "sealed" for e in events) == 2
+	assert sum(e["event"] == "verdicts" for e in events) == 2
 	assert sum(e["event"] == "task-done" for e in events) == 5
 	assert {e["shard"] for e in events if e["event"] == "preflight"} == {"1/2", "2/2"}
 	EOF

@@ -181,11 +181,11 @@ mkdir -p "$work/inventory"
 logged "$root/caliber" inventory --corpus "$fg" -o "$work/inventory/inventory_main.csv" ||
 	fail "caliber inventory failed (see $log)"
 note "inventory: $(($(wc -l <"$work/inventory/inventory_main.csv") - 1)) ops"
-harness=$("$root/caliber" --version | sed 's/.*(commit \([0-9a-f]\{40\}\).*/\1/')
-sed -e "s/@TRITON_TREE@/$("$root/caliber" digest "$triton")/" -e "s/@CORPUS_TREE@/$tree0/" \
-	-e "s/@HARNESS_COMMIT@/$harness/" -e "s/\"graph_capture\": \"auto\"/\"graph_capture\": \"$capture\"/" \
-	"$root/campaigns/flaggems-h200/manifest.in.json" >"$work/manifest.json"
-note "pinned: triton $triton, FlagGems tree $tree0, harness $harness"
+sed -e "s/\"graph_capture\": \"auto\"/\"graph_capture\": \"$capture\"/" \
+	"$root/campaigns/flaggems-h200/manifest.in.json" >"$work/manifest.in.json"
+logged "$root/caliber" pin "$work/manifest.in.json" -o "$work/manifest.json" --compiler "$triton" --corpus "$fg" ||
+	fail "caliber pin failed (see $log)"
+note "pinned: triton $triton, FlagGems tree $tree0, $(sed -n 's/^pin: \(sources.harness: .*\)/\1/p' "$log" | tail -1)"
 
 fi
 

@@ -17,13 +17,13 @@
 #
 # Then the copy is checked to import as itself with one
 # add_remove_layout_conversions left in make_ttgir, and
-# campaigns/two-builds-h200/manifest.in.json is filled into OUT (default
-# campaigns/two-builds-h200/manifest.json): tests/device/pin.sh's
-# @TRITON_TREE@, @CORPUS_COMMIT@ and @HARNESS_COMMIT@, and both builds'
-# roots and the copy's digest (@TRITON_ROOT@, @PATCHED_ROOT@,
-# @PATCHED_TREE@). Run the campaign with tests/device/campaign.sh OUT canary
-# WORK2 (its --build-root is the stock install, sources.compiler's). The
-# caliber used is $CALIBER, else the repository's ./caliber.
+# campaigns/two-builds-h200/manifest.in.json is pinned into OUT (default
+# campaigns/two-builds-h200/manifest.json) by caliber pin, as the README's
+# "Measure your own compiler change" does: --compiler the stock build (also
+# the candidate's), --cell patched= the copy (the control follows it),
+# --corpus caliber's ops/. Run the campaign with tests/device/campaign.sh OUT
+# canary WORK2 (its --build-root is the stock install, sources.compiler's).
+# The caliber used is $CALIBER, else the repository's ./caliber.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:?usage: tests/device/two_builds.sh WORK [OUT]}
@@ -85,8 +85,6 @@ if n != 1:
     sys.exit(f"two_builds: the copy's make_ttgir adds RemoveLayoutConversions {n} times, expected 1")
 PY
 
-sh "$root/tests/device/pin.sh" "$root/campaigns/two-builds-h200/manifest.in.json" "$out.tmp"
-tree=$("${CALIBER:-$root/caliber}" digest "$patched")
-sed -e "s|@TRITON_ROOT@|$stock|" -e "s|@PATCHED_ROOT@|$patched|" -e "s/@PATCHED_TREE@/$tree/" "$out.tmp" >"$out"
-rm -f "$out.tmp"
-echo "two_builds: stock $stock (Triton $version), patched $patched tree $tree; pinned $out"
+"${CALIBER:-$root/caliber}" pin "$root/campaigns/two-builds-h200/manifest.in.json" -o "$out" \
+	--compiler "$stock" --cell patched="$patched" --corpus "$root/ops"
+echo "two_builds: stock $stock (Triton $version), patched $patched; pinned $out"

@@ -52,18 +52,17 @@ cd "$T" || result fail "cannot enter $T"
 
 # The frozen campaign (a canary first, which --selection all needs), and the
 # serial run the merged one must equal.
-commit=$($CALIBER --version | sed 's/.*(commit \([0-9a-f]*\).*/\1/')
 case "$($CALIBER --version)" in *dirty*|*unknown*) DIRTY=--allow-dirty-harness ;; *) DIRTY= ;; esac
-sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
-    -e "s/@HARNESS_COMMIT@/$commit/" "$D/manifest.in.json" >manifest.json
+$CALIBER pin "$D/manifest.in.json" -o manifest.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY >/dev/null ||
+	result fail "caliber pin refused the CPU test campaign"
 run() {
 	sel=$1; out=$2; shift 2
 	TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-$sel/manifest.json --task-matrix frozen/cpu-test-$sel/task-matrix.json \
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root "$out" --backends "$root/tests/backends" \
 		--python "$PY" $DIRTY --worker "python3 $W/replay.py $D" --quiet "$@"
 }
-{ $CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null &&
-  run canary canary && $CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --selection all \
+{ $CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$root/tests/backends" >/dev/null &&
+  run canary canary && $CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$root/tests/backends" --selection all \
 	--canary-receipt canary/campaign.json >/dev/null && run all serial; } >log 2>&1 ||
 	{ cat log; result fail "the serial run failed"; }
 $CALIBER slurm --manifest frozen/cpu-test-all/manifest.json --task-matrix frozen/cpu-test-all/task-matrix.json \
