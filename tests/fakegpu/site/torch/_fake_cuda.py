@@ -5,6 +5,10 @@ in tests/python can use it in-process too."""
 import contextlib
 import types
 
+# The name a kernel launched with no name of its own gets (torch's own
+# kernels, the stand-ins of tests); Triton's kernels carry their own.
+NON_TRITON_KERNEL = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"
+
 
 class FakeCuda:
     """torch.cuda with a simulated clock: run(ms) is a kernel of ms, which
@@ -16,6 +20,8 @@ class FakeCuda:
     def __init__(self, capture_error=None):
         self.now = 0.0
         self.capturing = None
+        self.profiler = None
+        self.correlation = 0
         self.capture_error = capture_error
         cuda = self
 
@@ -33,15 +39,18 @@ class FakeCuda:
                 pass
 
         class CUDAGraph:
+            """The kernels captured, (name, ms) each; a replay runs them in capture order."""
+
             def __init__(self):
-                self.ms = 0.0
                 self.kernels = []
 
             def replay(self):
-                cuda.now += self.ms + sum(k() for k in self.kernels)
+                cuda.runtime_call("cudaGraphLaunch")
+                for name, ms in self.kernels:
+                    cuda.execute(name, ms() if callable(ms) else ms)
 
             def reset(self):
-                self.ms, self.kernels = 0.0, []
+                self.kernels = []
 
         class GeneratorState:
             def __init__(self, capturing=False):
@@ -70,15 +79,26 @@ class FakeCuda:
         self.CUDAGraph = CUDAGraph
         self.default_generators = (Generator(),)
 
-    def run(self, ms):
-        """One kernel launch lasting ms (a number, or a callable giving it)."""
+    def run(self, ms, name=NON_TRITON_KERNEL):
+        """One kernel launch named name lasting ms (a number, or a callable giving it)."""
         if self.capturing is not None:
-            if callable(ms):
-                self.capturing.kernels.append(ms)
-            else:
-                self.capturing.ms += ms
+            self.capturing.kernels.append((name, ms))
         else:
-            self.now += ms() if callable(ms) else ms
+            self.runtime_call("cudaLaunchKernel")
+            self.execute(name, ms() if callable(ms) else ms)
+
+    def execute(self, name, ms):
+        """A kernel runs on the device: the clock advances, and a profiler that is on records it."""
+        start = self.now
+        self.now += ms
+        if self.profiler is not None:
+            self.profiler.kernel(name, start, self.now, self.correlation)
+
+    def runtime_call(self, name):
+        """A CUDA runtime call of the host (a launch): what a profiler correlates the kernels with."""
+        self.correlation += 1
+        if self.profiler is not None:
+            self.profiler.runtime(name, self.now, self.correlation)
 
     @contextlib.contextmanager
     def graph(self, graph, pool=None, stream=None):
@@ -126,3 +146,103 @@ class FakeCuda:
 
     def empty_cache(self):
         pass
+
+
+class DeviceType:
+    """torch.autograd.DeviceType as a kineto event gives it: an enum member with a name."""
+
+    class Member:
+        def __init__(self, name):
+            self.name = name
+
+        def __repr__(self):
+            return f"DeviceType.{self.name}"
+
+    CPU = Member("CPU")
+    CUDA = Member("CUDA")
+
+
+# Kineto's clock is the host's, in ns since the epoch; the fake's starts here.
+EPOCH_NS = 1_767_225_600_000_000_000
+
+
+class KinetoEvent:
+    """One record of a finished profile (torch's _KinetoEvent): a host runtime
+    call, or a kernel on the device linked to the call that launched it."""
+
+    def __init__(self, name, device_type, start_ms, end_ms, correlation, linked):
+        self._name, self._type = name, device_type
+        self._start, self._end = EPOCH_NS + int(round(start_ms * 1e6)), EPOCH_NS + int(round(end_ms * 1e6))
+        self._correlation, self._linked = correlation, linked
+
+    def name(self):
+        return self._name
+
+    def device_type(self):
+        return self._type
+
+    def device_index(self):
+        return 0 if self._type is DeviceType.CUDA else -1
+
+    def device_resource_id(self):
+        return 7 if self._type is DeviceType.CUDA else 1
+
+    def start_ns(self):
+        return self._start
+
+    def end_ns(self):
+        return self._end
+
+    def duration_ns(self):
+        return self._end - self._start
+
+    def correlation_id(self):
+        return self._correlation if self._type is DeviceType.CPU else 0
+
+    def linked_correlation_id(self):
+        return self._linked if self._type is DeviceType.CUDA else 0
+
+
+class Recording:
+    """What one profiling session of the fake device gathers."""
+
+    def __init__(self):
+        self.events = []
+
+    def kernel(self, name, start_ms, end_ms, correlation):
+        self.events.append(KinetoEvent(name, DeviceType.CUDA, start_ms, end_ms, 0, correlation))
+
+    def runtime(self, name, now_ms, correlation):
+        self.events.append(KinetoEvent(name, DeviceType.CPU, now_ms, now_ms + 0.002, correlation, 0))
+
+
+def profiler_module(cuda):
+    """torch.profiler over the fake device: profile(activities=[...]) records, while on,
+    every runtime call and kernel of cuda; once it has exited its events are
+    prof.profiler.kineto_results.events(), as torch's are."""
+
+    class ProfilerActivity:
+        CPU = "ProfilerActivity.CPU"
+        CUDA = "ProfilerActivity.CUDA"
+
+    class profile:
+        def __init__(self, activities=None, **kwargs):
+            self.activities = list(activities or [ProfilerActivity.CPU, ProfilerActivity.CUDA])
+            self.profiler = None
+
+        def __enter__(self):
+            if cuda.profiler is not None:
+                raise RuntimeError("Can't disable Kineto profiler when it's not running")
+            cuda.profiler = Recording()
+            return self
+
+        def __exit__(self, *exc):
+            recording, cuda.profiler = cuda.profiler, None
+            kept = [e for e in recording.events
+                    if (e.device_type() is DeviceType.CUDA) == (ProfilerActivity.CUDA in self.activities)
+                    or e.device_type() is DeviceType.CPU]
+            results = types.SimpleNamespace(events=lambda: list(kept))
+            self.profiler = types.SimpleNamespace(kineto_results=results)
+            return False
+
+    return types.SimpleNamespace(profile=profile, ProfilerActivity=ProfilerActivity, DeviceType=DeviceType)
