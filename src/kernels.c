@@ -420,16 +420,6 @@ int cb_kernel_sums_of(const struct cb_cell_kernels *ck, const char *const *rows,
 	return 0;
 }
 
-double cb_kernel_sums_ns(const struct cb_kernel_sums *s, const char *kernel, const char *variant)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->k[i].kernel, kernel) == 0 && same_variant(s->k[i].variant, variant))
-			return s->k[i].ns;
-	return 0;
-}
-
 void cb_kernel_sums_release(struct cb_kernel_sums *s)
 {
 	size_t i;
@@ -446,8 +436,7 @@ void cb_kernel_sums_release(struct cb_kernel_sums *s)
 
 /* ---- scope by time ----------------------------------------------------------------- */
 
-/* The GPU time of every kernel of variant in s. */
-static double variant_ns(const struct cb_kernel_sums *s, const char *variant)
+double cb_kernel_sums_variant(const struct cb_kernel_sums *s, const char *variant)
 {
 	double ns = 0;
 	size_t i;
@@ -465,7 +454,7 @@ void cb_kernels_scope_topology(struct cb_topology *t, const struct cb_kernel_sum
 	t->scoped = t->total = 0;
 	for (i = 0; i < t->nv; i++) {
 		struct cb_variant *v = &t->v[i];
-		v->scoped = variant_ns(s, v->name) * 1e6 >= (double)share_ppm * s->total_ns;
+		v->scoped = cb_kernel_sums_variant(s, v->name) * 1e6 >= (double)share_ppm * s->total_ns;
 		t->total += v->count;
 		if (v->scoped)
 			t->scoped += v->count;
@@ -474,9 +463,7 @@ void cb_kernels_scope_topology(struct cb_topology *t, const struct cb_kernel_sum
 
 /* ---- where the time moved ---------------------------------------------------------- */
 
-/* The kernel name a timed kernel is counted under: its variant's kernel in
- * t when t has the variant, else the profiler's name. */
-static const char *kernel_name(const struct cb_topology *t, const struct cb_kernel_time *k)
+const char *cb_kernels_name(const struct cb_topology *t, const struct cb_kernel_time *k)
 {
 	size_t i;
 
@@ -553,9 +540,9 @@ int cb_time_moved_of(const struct cb_cell_kernels *base, const struct cb_cell_ke
 		goto out;
 	}
 	for (i = 0; i < sb.n; i++)
-		add_moved(by, &n, kernel_name(tb, &sb.k[i]), sb.k[i].ns, 0);
+		add_moved(by, &n, cb_kernels_name(tb, &sb.k[i]), sb.k[i].ns, 0);
 	for (i = 0; i < sk.n; i++)
-		add_moved(by, &n, kernel_name(tk, &sk.k[i]), sk.k[i].ns, 1);
+		add_moved(by, &n, cb_kernels_name(tk, &sk.k[i]), sk.k[i].ns, 1);
 	qsort(by, n, sizeof(*by), cmp_moved);
 	m->known = 1;
 	m->rows = nrows;

@@ -94,8 +94,11 @@ struct cb_kernel_sums {
  * row of is skipped. */
 int cb_kernel_sums_of(const struct cb_cell_kernels *ck, const char *const *rows, size_t nrows,
 		      struct cb_kernel_sums *s, struct cb_err *err);
-/* The GPU time of kernel (and variant, NULL: another library's) in s, 0 when absent. */
-double cb_kernel_sums_ns(const struct cb_kernel_sums *s, const char *kernel, const char *variant);
+/* The GPU time of every kernel of variant in s (0 when it has none). */
+double cb_kernel_sums_variant(const struct cb_kernel_sums *s, const char *variant);
+/* The kernel name a timed kernel is counted under: its variant's kernel in
+ * t when t has the variant, else the profiler's name (borrowed). */
+const char *cb_kernels_name(const struct cb_topology *t, const struct cb_kernel_time *k);
 void cb_kernel_sums_release(struct cb_kernel_sums *s);
 
 /* Scope t by time instead of launches: a variant counts when it holds at
