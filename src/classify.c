@@ -119,14 +119,16 @@ static void describe_order(const struct cb_facts *f, int o, char *out, size_t ca
 /* The end of the reason of a task stably faster (faster) or slower in both
  * orders whose profiled GPU time moved mostly in kernels whose converts did
  * not change: the share of the time saved or lost there, and the kernel
- * that moved most. Nothing when the profile does not show the change. */
+ * that moved most. Nothing when the profile does not show the change, or
+ * when no kernel's converts changed (then it says nothing new). */
 static void add_kernel_note(const struct cb_facts *f, struct cb_verdict *v, int faster)
 {
 	const double saved = f->kernels.saved;
 	double share;
 	char *more;
 
-	if (!v->reason || !f->kernels.known || !f->kernels.top || saved == 0 || (saved > 0) != faster)
+	if (!v->reason || !f->kernels.known || !f->kernels.changed || !f->kernels.top || saved == 0 ||
+	    (saved > 0) != faster)
 		return;
 	share = f->kernels.unchanged / saved;
 	if (share <= 0.5)

@@ -12,9 +12,10 @@
  *   C  topology below baseline, otherwise
  *
  * A task stably faster in both orders (G, or a B faster all the same) or
- * stably slower (R) whose profiled GPU time moved mostly (more than half)
- * in kernels whose converts did not change says so at the end of its
- * reason: "faster, mostly in kernels whose converts did not change".
+ * stably slower (R), some of whose kernels' converts changed, and whose
+ * profiled GPU time moved mostly (more than half) in kernels whose
+ * converts did not, says so at the end of its reason: "faster, mostly in
+ * kernels whose converts did not change".
  *
  * A speedup is stable in an order when its whole interval clears both the
  * threshold and the A/A band of that order (the interval of the control
@@ -73,6 +74,7 @@ struct cb_facts {
 		int known;                   /* baseline and candidate profiled rows in common */
 		double saved;                /* GPU ns per call the candidate saves, over those rows */
 		double unchanged;            /* of it, in kernels whose converts did not change */
+		size_t changed;              /* kernels whose converts changed */
 		char *top;                   /* owned: of those, the one that moved most the way the whole did */
 	} kernels;                       /* where the GPU time moved (kernels.h, cb_time_moved) */
 };

@@ -507,6 +507,7 @@ static int load_profiles(const struct cb_diff *d, const char *tdir, struct cb_di
 
 		if (cb_cell_kernels_load(tdir, cell, &ck[r], err) < 0)
 			return -1;
+		t->time.unjoined += ck[r].unjoined;
 		if (ck[r].error && !t->time.error && !(t->time.error = relative_msg(d, ck[r].error)))
 			return cb_fail(err, "out of memory");
 		if (!d->by_time || t->verdict == 'X' || t->verdict == 'K' || t->error)
@@ -1069,8 +1070,8 @@ static json_t *task_time_json(const struct cb_diff_task *t)
 	for (i = 0; other && i < tm->nother; i++)
 		json_array_append_new(other, json_pack("{s:s, s:o}", "kernel", tm->other[i].kernel, "cells",
 						       kernel_time_json(tm, tm->other[i].ns)));
-	return json_pack("{s:b, s:s?, s:I, s:o, s:o, s:o}", "known", tm->known, "error", tm->error, "rows",
-			 (json_int_t)tm->rows, "cells", cells ? cells : json_null(), "moved",
+	return json_pack("{s:b, s:s?, s:I, s:I, s:o, s:o, s:o}", "known", tm->known, "error", tm->error, "rows",
+			 (json_int_t)tm->rows, "unjoined", (json_int_t)tm->unjoined, "cells", cells ? cells : json_null(), "moved",
 			 !tm->moved.known ? json_null()
 			 : json_pack("{s:I, s:I, s:s?}", "saved_ns", ns_int(tm->moved.base_ns - tm->moved.cand_ns),
 				     "unchanged_ns", ns_int(tm->moved.unchanged_ns), "top", tm->moved.top),
@@ -1131,10 +1132,12 @@ json_t *cb_diff_json(const struct cb_diff *d)
 			return NULL;
 		}
 	cb_diff_summarize(d, &s);
-	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o}",
 			 "schema", CB_DIFF_SCHEMA, "campaign", d->cs.campaign, "selection", d->cs.selection, "op",
 			 d->m.topology_op, "floor", (json_int_t)d->floor, "sealed_floor",
-			 (json_int_t)d->cs.launch_floor, "derived", d->derived != NULL, "summary",
+			 (json_int_t)d->cs.launch_floor, "time_share_ppm",
+			 d->by_time ? json_integer((json_int_t)d->share_ppm) : json_null(), "derived", d->derived != NULL,
+			 "summary",
 			 "tasks_lost", (json_int_t)s.tasks_lost, "tasks_gained", (json_int_t)s.tasks_gained,
 			 "kernels", (json_int_t)s.kernels, "lines", (json_int_t)s.lines, "removed",
 			 (json_int_t)s.removed, "added", (json_int_t)s.added, "kept", (json_int_t)s.kept, "tasks",
@@ -1312,7 +1315,7 @@ static void put_moved(struct cb_buf *b, const struct cb_diff *d, const struct cb
 	const double share = saved != 0 ? mv->unchanged_ns / saved : 0;
 	const double change = mv->base_ns > 0 ? mv->cand_ns / mv->base_ns - 1 : 0;
 
-	if (!mv->known || saved == 0 || (-change < d->m.gain && -change > d->m.regression))
+	if (!mv->known || !mv->changed || saved == 0 || (-change < d->m.gain && -change > d->m.regression))
 		return;
 	cb_buf_adds(b, "  where it moved: ");
 	if (share > 0.5 && mv->top)
@@ -1323,12 +1326,11 @@ static void put_moved(struct cb_buf *b, const struct cb_diff *d, const struct cb
 			    saved > 0 ? "saved" : "lost");
 }
 
-/* A task's profiled GPU time per cell beside its timed medians, where it
- * moved, and the kernels of no measured variant. */
+/* A task's profiled GPU time per cell beside its timed medians, the
+ * replays left out, and where it moved. */
 static void put_task_time(struct cb_buf *b, const struct cb_diff *d, const struct cb_diff_task *t)
 {
 	const struct cb_diff_time *tm = &t->time;
-	size_t i;
 	int r, n = 0;
 
 	if (tm->error)
@@ -1348,8 +1350,18 @@ static void put_task_time(struct cb_buf *b, const struct cb_diff *d, const struc
 		cb_buf_addf(b, "; candidate %+.1f%%",
 			    100 * (tm->gpu_ns[CB_ROLE_CANDIDATE] / tm->gpu_ns[CB_ROLE_BASELINE] - 1));
 	cb_buf_adds(b, "\n");
+	if (tm->unjoined)
+		cb_buf_addf(b, "  %zu profiled replay%s left out: %s kernels could not be joined to their variants\n",
+			    tm->unjoined, tm->unjoined == 1 ? "" : "s", tm->unjoined == 1 ? "its" : "their");
 	put_moved(b, d, &tm->moved);
-	for (i = 0; i < tm->nother; i++) {
+}
+
+/* The kernels of no measured variant, after a task's measured kernels. */
+static void put_other(struct cb_buf *b, const struct cb_diff_time *tm)
+{
+	size_t i;
+
+	for (i = 0; tm->known && i < tm->nother; i++) {
 		cb_buf_addf(b, "%s    %s: ", i ? "" : "  other kernels (no measured variant):\n", tm->other[i].kernel);
 		put_time_line(b, tm, tm->other[i].ns);
 		cb_buf_adds(b, "\n");
@@ -1410,8 +1422,16 @@ void cb_diff_text(struct cb_buf *b, const struct cb_diff *d)
 	cb_diff_summarize(d, &s);
 	cb_buf_addf(b, "caliber diff: campaign %s (selection %s), ", d->cs.campaign, d->cs.selection);
 	put_count(b, d->n, "task");
-	cb_buf_addf(b, "\nseal: holds; launch floor %lld", d->floor);
-	if (d->derived)
+	if (d->by_time) {
+		const struct cb_scope sc = { 1, d->floor, d->share_ppm };
+		char name[64];
+		cb_scope_name(&sc, name, sizeof(name));
+		cb_buf_addf(b, "\nseal: holds; scope %s (a derived run; sealed at launch floor %lld)", name,
+			    d->cs.launch_floor);
+	} else {
+		cb_buf_addf(b, "\nseal: holds; launch floor %lld", d->floor);
+	}
+	if (d->derived && !d->by_time)
 		cb_buf_addf(b, " (a derived run; sealed at %lld)", d->cs.launch_floor);
 	cb_buf_addf(b, "; op %s\nwhat changed: ", d->m.topology_op);
 	put_count(b, s.tasks_lost, "task");
@@ -1438,5 +1458,6 @@ void cb_diff_text(struct cb_buf *b, const struct cb_diff *d)
 		put_task_time(b, d, t);
 		for (j = 0; j < t->nk; j++)
 			put_kernel(b, d, &t->time, &t->k[j]);
+		put_other(b, &t->time);
 	}
 }

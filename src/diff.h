@@ -83,6 +83,7 @@ struct cb_diff_time {
 	struct cb_time_moved moved;  /* where the time moved, as the classifier reads it */
 	struct cb_diff_other *other; /* by name */
 	size_t nother;
+	size_t unjoined;             /* replays left out, over the cells: their kernels could not be joined */
 	char *error;                 /* a profile or resources file that could not be read, or NULL */
 };
 

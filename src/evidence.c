@@ -525,6 +525,7 @@ static int facts_kernels(const struct cb_task_evidence *ev, struct cb_facts *f, 
 	f->kernels.known = mv.known;
 	f->kernels.saved = mv.base_ns - mv.cand_ns;
 	f->kernels.unchanged = mv.unchanged_ns;
+	f->kernels.changed = mv.changed;
 	f->kernels.top = mv.top;
 	mv.top = NULL;
 	cb_time_moved_release(&mv);

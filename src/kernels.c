@@ -550,8 +550,10 @@ int cb_time_moved_of(const struct cb_cell_kernels *base, const struct cb_cell_ke
 	m->cand_ns = sk.total_ns;
 	for (i = 0; i < n; i++) {
 		double moved = by[i].base - by[i].cand;
-		if (kernel_converts(tb, by[i].kernel) != kernel_converts(tk, by[i].kernel))
+		if (kernel_converts(tb, by[i].kernel) != kernel_converts(tk, by[i].kernel)) {
+			m->changed++;
 			continue;
+		}
 		m->unchanged_ns += moved;
 		if (m->base_ns < m->cand_ns)
 			moved = -moved;

@@ -114,6 +114,7 @@ struct cb_time_moved {
 	size_t rows;
 	double base_ns, cand_ns;     /* GPU time per call over the common rows */
 	double unchanged_ns;         /* base - cand over the kernels whose converts did not change */
+	size_t changed;              /* kernels whose converts changed */
 	char *top;                   /* of those, the one whose time moved most the way the whole did */
 };
 
