@@ -1270,15 +1270,17 @@ static void put_time_line(struct cb_buf *b, const struct cb_diff_time *tm, const
 /* One resource of a kernel: "regs 232 -> 168", "stages 4", "spills ?". */
 static void put_resource(struct cb_buf *b, const char *name, long long base, long long cand, int first)
 {
+	const long long v[2] = { base, cand };
+	int i;
+
 	cb_buf_addf(b, "%s%s ", first ? "" : ", ", name);
-	if (base < 0 && cand < 0)
-		cb_buf_adds(b, "?");
-	else if (base == cand)
-		cb_buf_addf(b, "%lld", base);
-	else if (base < 0 || cand < 0)
-		cb_buf_addf(b, "%s -> %s", base < 0 ? "?" : "", cand < 0 ? "?" : "");
-	else
-		cb_buf_addf(b, "%lld -> %lld", base, cand);
+	for (i = 0; i < (base == cand ? 1 : 2); i++) {
+		cb_buf_adds(b, i ? " -> " : "");
+		if (v[i] < 0)
+			cb_buf_adds(b, "?");
+		else
+			cb_buf_addf(b, "%lld", v[i]);
+	}
 }
 
 /* A kernel's time and resources, under its converts line. */
