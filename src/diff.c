@@ -1306,26 +1306,34 @@ static void put_kernel_use(struct cb_buf *b, const struct cb_diff_time *tm, cons
 	cb_buf_adds(b, "\n");
 }
 
-/* Where a task's GPU time moved, the classifier's reading: "faster, mostly
- * in kernels whose converts did not change (...)", or the share of the
- * time saved (or lost) in the kernels whose converts changed; nothing when
- * the profiled change lies between the manifest's regression and gain
- * thresholds (no more than noise to attribute). */
-static void put_moved(struct cb_buf *b, const struct cb_diff *d, const struct cb_time_moved *mv)
+int cb_diff_moved(const struct cb_diff *d, const struct cb_diff_task *t, char *out, size_t cap)
 {
+	const struct cb_time_moved *mv = &t->time.moved;
 	const double saved = mv->base_ns - mv->cand_ns;
 	const double share = saved != 0 ? mv->unchanged_ns / saved : 0;
 	const double change = mv->base_ns > 0 ? mv->cand_ns / mv->base_ns - 1 : 0;
 
-	if (!mv->known || !mv->changed || saved == 0 || (-change < d->m.gain && -change > d->m.regression))
-		return;
-	cb_buf_adds(b, "  where it moved: ");
-	if (share > 0.5 && mv->top)
-		cb_buf_addf(b, "%s, mostly in kernels whose converts did not change (%.0f%% of the GPU time %s, most in %s)\n",
-			    saved > 0 ? "faster" : "slower", 100 * share, saved > 0 ? "saved" : "lost", mv->top);
-	else
-		cb_buf_addf(b, "%.0f%% of the GPU time %s in kernels whose converts changed\n", 100 * (1 - share),
-			    saved > 0 ? "saved" : "lost");
+	out[0] = '\0';
+	if (!t->time.known || !mv->known || !mv->changed || saved == 0 ||
+	    (-change < d->m.gain && -change > d->m.regression))
+		return 0;
+	if (share > 0.5 && mv->top) {
+		snprintf(out, cap, "%s, mostly in kernels whose converts did not change (%.0f%% of the GPU time %s, most in %s)",
+			 saved > 0 ? "faster" : "slower", 100 * share, saved > 0 ? "saved" : "lost", mv->top);
+		return 1;
+	}
+	snprintf(out, cap, "%.0f%% of the GPU time %s in kernels whose converts changed", 100 * (1 - share),
+		 saved > 0 ? "saved" : "lost");
+	return 2;
+}
+
+/* Where a task's GPU time moved (cb_diff_moved), on a line of its own. */
+static void put_moved(struct cb_buf *b, const struct cb_diff *d, const struct cb_diff_task *t)
+{
+	char what[512];
+
+	if (cb_diff_moved(d, t, what, sizeof(what)))
+		cb_buf_addf(b, "  where it moved: %s\n", what);
 }
 
 /* A task's profiled GPU time per cell beside its timed medians, the
@@ -1355,7 +1363,7 @@ static void put_task_time(struct cb_buf *b, const struct cb_diff *d, const struc
 	if (tm->unjoined)
 		cb_buf_addf(b, "  %zu profiled replay%s left out: %s kernels could not be joined to their variants\n",
 			    tm->unjoined, tm->unjoined == 1 ? "" : "s", tm->unjoined == 1 ? "its" : "their");
-	put_moved(b, d, &tm->moved);
+	put_moved(b, d, t);
 }
 
 /* The kernels of no measured variant, after a task's measured kernels. */

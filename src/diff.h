@@ -135,6 +135,15 @@ void cb_diff_summarize(const struct cb_diff *d, struct cb_diff_summary *s);
  * deepest root winning; any other path as written. A fresh string. */
 char *cb_diff_path(const struct cb_diff *d, const char *file);
 
+/* Where task t's GPU time moved between the baseline and the candidate, in
+ * words, as the classifier reads it: when the profiled change passes the
+ * manifest's gain or regression threshold and some kernel's converts
+ * changed, 1 with "faster, mostly in kernels whose converts did not change
+ * (81% of the GPU time saved, most in K)" when more than half of it moved
+ * in kernels whose converts did not, else 2 with "99% of the GPU time
+ * saved in kernels whose converts changed"; 0 (out empty) otherwise. */
+int cb_diff_moved(const struct cb_diff *d, const struct cb_diff_task *t, char *out, size_t cap);
+
 /* The diff as JSON (docs/formats.md, "caliber diff"): a new reference,
  * NULL when out of memory. */
 json_t *cb_diff_json(const struct cb_diff *d);
