@@ -3,11 +3,14 @@ clock that kernels advance. Standalone (no torch import), so that the tests
 in tests/python can use it in-process too."""
 
 import contextlib
+import os
+import threading
 import types
 
 # The name a kernel launched with no name of its own gets (torch's own
 # kernels, the stand-ins of tests); Triton's kernels carry their own.
-NON_TRITON_KERNEL = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"
+NON_TRITON_KERNEL = ("void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctorOnSelf_add<c10::Half>, "
+                     "std::array<char*, 2ul> >(int, at::native::CUDAFunctorOnSelf_add<c10::Half>, std::array<char*, 2ul>)")
 
 
 class FakeCuda:
@@ -167,13 +170,17 @@ EPOCH_NS = 1_767_225_600_000_000_000
 
 
 class KinetoEvent:
-    """One record of a finished profile (torch's _KinetoEvent): a host runtime
-    call, or a kernel on the device linked to the call that launched it."""
+    """One record of a finished profile (torch's _KinetoEvent), as the H200's
+    are (tests/data/kernels/h200): a host runtime call (device type CPU, the
+    process and thread as device index and resource), or a kernel on the
+    device (CUDA, device 0, its stream as resource) that carries the
+    correlation id of the call that launched it (for a graph's kernels, the
+    cudaGraphLaunch)."""
 
-    def __init__(self, name, device_type, start_ms, end_ms, correlation, linked):
+    def __init__(self, name, device_type, start_ms, end_ms, correlation):
         self._name, self._type = name, device_type
         self._start, self._end = EPOCH_NS + int(round(start_ms * 1e6)), EPOCH_NS + int(round(end_ms * 1e6))
-        self._correlation, self._linked = correlation, linked
+        self._correlation = correlation
 
     def name(self):
         return self._name
@@ -182,10 +189,10 @@ class KinetoEvent:
         return self._type
 
     def device_index(self):
-        return 0 if self._type is DeviceType.CUDA else -1
+        return 0 if self._type is DeviceType.CUDA else os.getpid()
 
     def device_resource_id(self):
-        return 7 if self._type is DeviceType.CUDA else 1
+        return 7 if self._type is DeviceType.CUDA else threading.get_native_id()
 
     def start_ns(self):
         return self._start
@@ -197,10 +204,10 @@ class KinetoEvent:
         return self._end - self._start
 
     def correlation_id(self):
-        return self._correlation if self._type is DeviceType.CPU else 0
+        return self._correlation
 
     def linked_correlation_id(self):
-        return self._linked if self._type is DeviceType.CUDA else 0
+        return 0
 
 
 class Recording:
@@ -210,10 +217,10 @@ class Recording:
         self.events = []
 
     def kernel(self, name, start_ms, end_ms, correlation):
-        self.events.append(KinetoEvent(name, DeviceType.CUDA, start_ms, end_ms, 0, correlation))
+        self.events.append(KinetoEvent(name, DeviceType.CUDA, start_ms, end_ms, correlation))
 
     def runtime(self, name, now_ms, correlation):
-        self.events.append(KinetoEvent(name, DeviceType.CPU, now_ms, now_ms + 0.002, correlation, 0))
+        self.events.append(KinetoEvent(name, DeviceType.CPU, now_ms, now_ms + 0.002, correlation))
 
 
 def profiler_module(cuda):
