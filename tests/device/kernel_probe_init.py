@@ -20,9 +20,11 @@ writes OUT/<case>.json:
   CONCURRENT_KERNEL, one kernel, flushing and disabling, and the first
   record's kind, registers and start/end; the CUpti_ActivityKernel
   definitions of cupti_activity.h are copied to cupti_kernel_structs.txt;
-- after: in one process, a graph of 20 matmuls timed 15 times after a warm-up,
-  then a first profile session, a warm-up again, and 15 more (does the
-  profiler leave anything behind that slows unprofiled timings?);
+- after: in one process, a graph of 20 matmuls and 200 direct launches of a
+  tiny kernel, each timed 15 times after a warm-up, then a first profile
+  session, a warm-up again, and 15 more of each, and again after a second
+  session (does the profiler leave anything behind that slows unprofiled
+  timings, the host's launches above all?);
 - beside: process B times a graph continuously for 9 s while process A,
   started 3 s in, runs its first profile session: B's samples with their
   clock times, and A's session start and end (does a neighbour's CUPTI
@@ -158,14 +160,25 @@ out["second_ns"] = time.perf_counter_ns() - t0
 ''',
     "after": COMMON + r'''
 g = graph_of(20)
+small = torch.zeros((256, ), device="cuda")
+
+class Direct:
+    """200 launches of a tiny kernel made directly: host launch cost dominates, as in small direct rows."""
+    def replay(self):
+        for _ in range(200):
+            small.add_(1.0)
+
 warm(300)
 out["before"] = timed(g, 15)
+out["before_direct"] = timed(Direct(), 15)
 out["session"] = session()
 warm(300)
 out["after"] = timed(g, 15)
+out["after_direct"] = timed(Direct(), 15)
 out["session2"] = session()
 warm(300)
 out["after2"] = timed(g, 15)
+out["after2_direct"] = timed(Direct(), 15)
 ''',
 }
 
