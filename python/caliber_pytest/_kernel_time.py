@@ -1,7 +1,12 @@
 """Per-kernel GPU time of a timed row: one profiled replay of the row, after its
 timed samples (docs/formats.md, kernels.jsonl).
 
-timing.measure calls profile_row once a row's samples are written. The row's
+timing.measure calls profile_row once a row's samples are written. Only the
+first timed session of round a profiles (CALIBER_PHASE a, CALIBER_SESSION 1,
+or neither set: a benchmark run by hand): the cell's topology is that
+session's IR, and the profiler's first session in a process costs seconds
+(CUPTI starts; 6 s on the H200), which every session of a campaign run in a
+process of its own would pay otherwise. The row's
 calls are made again, min(n_calls, MAX_CALLS) of them: captured into a fresh
 CUDA graph and replayed once when the row was graph-timed, made directly when
 it was timed directly. The replay runs under torch.profiler with CUDA
@@ -126,11 +131,19 @@ def join(records, launches):
     return [kernels[k] for k in sorted(kernels, key=lambda k: (k[0], k[1] or ""))], error
 
 
+def wanted():
+    """Whether this request profiles its rows: the first timed session of round a."""
+    return os.environ.get("CALIBER_PHASE", "a") == "a" and os.environ.get("CALIBER_SESSION", "1") == "1"
+
+
 def profile_row(torch, cell_dir, row, timer, n_calls, prepare):
-    """Profile one timed row and append its line to <cell_dir>/kernels.jsonl; returns it.
+    """Profile one timed row and append its line to <cell_dir>/kernels.jsonl; returns it,
+    or None when this request does not profile (wanted).
 
     prepare(calls) makes the row's calls ready and returns what runs them: a
     graph's replay (the capture happening in prepare) or the direct calls."""
+    if not wanted():
+        return None
     calls = max(1, min(int(n_calls), MAX_CALLS))
     line = {"calls": calls, "error": None, "kernels": [], "launches": 0, "row": row, "span_ns": 0,
             "timer": timer, "wall_ns": 0}

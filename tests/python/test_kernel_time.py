@@ -205,6 +205,22 @@ def test_profiled_calls_are_bounded(measured, monkeypatch):
     assert row["n_calls"] == 50 and line["calls"] == 7 and line["span_ns"] == 7 * 20000
 
 
+@pytest.mark.parametrize("phase, session", [("a", "2"), ("b", "1"), ("b", "3")])
+def test_only_the_first_session_of_round_a_profiles(measured, monkeypatch, tmp_path, phase, session):
+    monkeypatch.setenv("CALIBER_PHASE", phase)
+    monkeypatch.setenv("CALIBER_SESSION", session)
+    with pytest.raises(FileNotFoundError):
+        measured(use_graph=True)
+    assert (tmp_path / "timing.jsonl").exists() and not (tmp_path / "kernels.jsonl").exists()
+
+
+def test_the_first_session_of_round_a_profiles(measured, monkeypatch):
+    monkeypatch.setenv("CALIBER_PHASE", "a")
+    monkeypatch.setenv("CALIBER_SESSION", "1")
+    row, line, calls, _ = measured(use_graph=True)
+    assert line["calls"] == 50 and calls == 3 + 5 + 50 + 50 + 50
+
+
 def test_no_profiler_leaves_the_row_timed_and_says_why(measured):
     row, line, calls, _ = measured(use_graph=True, profiler=False)
     assert row["samples_ns"] == [20000, 20000, 20000]
