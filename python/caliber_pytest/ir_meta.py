@@ -55,8 +55,10 @@ def variant_of(function):
     return loaded.variant if loaded is not None else None
 
 
-# How many frames above a load hook handler Triton's CompiledKernel._init_handles
-# may be (the handler, Triton's HookChain, then _init_handles itself).
+# How many callers of the load hook handler are looked at for Triton's
+# CompiledKernel._init_handles: on the H200 (Triton 3.6) it is the second, after
+# Triton's HookChain (tests/data/kernels/h200/loads.json); an older Triton's
+# single hook is called through _hooks' chained function instead.
 _LOADER_DEPTH = 4
 
 
