@@ -38,6 +38,7 @@ KERNELS_FILE = "kernels.jsonl"
 MAX_CALLS = 200  # calls profiled per row at most: enough records, bounded cost
 
 _active = False  # True while a row is being profiled (process-wide: one row at a time)
+_prepared = False  # the profiler has run a session in this process (process-wide by design)
 
 
 def profiling():
@@ -78,18 +79,36 @@ def _gpu_records(prof):
     return out
 
 
-def _profiled(torch, prepare, calls):
-    """Run prepare(calls) and the body it returns with the Triton launches recorded,
-    the body under the profiler; returns (GPU records, launches)."""
+def prepare(torch):
+    """Start the profiler in this process once, with an empty session of CUDA
+    activities. A process's first session starts CUPTI (6.0 s on the H200,
+    later ones about 1 ms), which is better paid before a request's rows than
+    between two of them; profile_row calls it, and a worker may call it
+    before its first request arrives."""
+    global _prepared
+    if _prepared:
+        return
+    from torch import profiler
+
+    with profiler.profile(activities=[profiler.ProfilerActivity.CUDA]):
+        torch.cuda.synchronize()
+    _prepared = True
+
+
+def _profiled(torch, prepare_calls, calls):
+    """Run prepare_calls(calls) and the body it returns with the Triton launches
+    recorded, the body under the profiler (started first: prepare); returns
+    (GPU records, launches)."""
     global _active
     from torch import profiler
 
+    prepare(torch)
     runtime = _triton_runtime()
     launches = _Launches()
     token = _hooks.attach(runtime, "launch_enter_hook", launches.on_launch) if runtime else None
     _active = True
     try:
-        body = prepare(calls)
+        body = prepare_calls(calls)
         torch.cuda.synchronize()
         with profiler.profile(activities=[profiler.ProfilerActivity.CUDA]) as prof:
             body()
@@ -136,12 +155,13 @@ def wanted():
     return os.environ.get("CALIBER_PHASE", "a") == "a" and os.environ.get("CALIBER_SESSION", "1") == "1"
 
 
-def profile_row(torch, cell_dir, row, timer, n_calls, prepare):
+def profile_row(torch, cell_dir, row, timer, n_calls, prepare_calls):
     """Profile one timed row and append its line to <cell_dir>/kernels.jsonl; returns it,
     or None when this request does not profile (wanted).
 
-    prepare(calls) makes the row's calls ready and returns what runs them: a
-    graph's replay (the capture happening in prepare) or the direct calls."""
+    prepare_calls(calls) makes the row's calls ready and returns what runs
+    them: a graph's replay (the capture happening in prepare_calls) or the
+    direct calls."""
     if not wanted():
         return None
     calls = max(1, min(int(n_calls), MAX_CALLS))
@@ -149,7 +169,7 @@ def profile_row(torch, cell_dir, row, timer, n_calls, prepare):
             "timer": timer, "wall_ns": 0}
     start = time.perf_counter_ns()
     try:
-        records, launches = _profiled(torch, prepare, calls)
+        records, launches = _profiled(torch, prepare_calls, calls)
         line["kernels"], line["error"] = join(records, launches)
         line["launches"] = len(launches)
         if records:

@@ -158,6 +158,7 @@ def measured(tmp_path, monkeypatch):
         if profiler:
             torch.profiler = fake.profiler_module(cuda)
         monkeypatch.setitem(sys.modules, "torch", torch)
+        monkeypatch.setattr(_kernel_time, "_prepared", False)
         calls = []
 
         def fn():
@@ -219,6 +220,28 @@ def test_the_first_session_of_round_a_profiles(measured, monkeypatch):
     monkeypatch.setenv("CALIBER_SESSION", "1")
     row, line, calls, _ = measured(use_graph=True)
     assert line["calls"] == 50 and calls == 3 + 5 + 50 + 50 + 50
+
+
+def test_the_profiler_is_started_once_per_process(monkeypatch):
+    fake = _fake_profiler()
+    cuda = fake.FakeCuda()
+    module = fake.profiler_module(cuda)
+    sessions = []
+
+    class Counted(module.profile):
+        def __enter__(self):
+            sessions.append(self.activities)
+            return super().__enter__()
+
+    module.profile = Counted
+    torch = types.SimpleNamespace(cuda=cuda, profiler=module)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setattr(_kernel_time, "_prepared", False)
+    _kernel_time.prepare(torch)
+    _kernel_time.prepare(torch)
+    assert sessions == [[module.ProfilerActivity.CUDA]]
+    _kernel_time._profiled(torch, lambda calls: lambda: None, 1)
+    assert len(sessions) == 2
 
 
 def test_no_profiler_leaves_the_row_timed_and_says_why(measured):
