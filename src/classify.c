@@ -72,6 +72,7 @@ void cb_facts_release(struct cb_facts *f)
 {
 	free(f->harness_reason);
 	free(f->unjoinable);
+	free(f->kernels.top);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -155,6 +156,30 @@ static void describe_order(const struct cb_facts *f, int o, char *out, size_t ca
 			 f->order[o].rows + f->order[o].throttled);
 }
 
+/* The end of the reason of a task stably faster (faster) or slower in both
+ * orders whose profiled GPU time moved mostly in kernels whose converts did
+ * not change: the share of the time saved or lost there, and the kernel
+ * that moved most. Nothing when the profile does not show the change, or
+ * when no kernel's converts changed (then it says nothing new). */
+static void add_kernel_note(const struct cb_facts *f, struct cb_verdict *v, int faster)
+{
+	const double saved = f->kernels.saved;
+	double share;
+	char *more;
+
+	if (!v->reason || !f->kernels.known || !f->kernels.changed || !f->kernels.top || saved == 0 ||
+	    (saved > 0) != faster)
+		return;
+	share = f->kernels.unchanged / saved;
+	if (share <= 0.5)
+		return;
+	more = cb_strdupf("%s; %s, mostly in kernels whose converts did not change (%.0f%% of the GPU time %s, most in %s)",
+			  v->reason, faster ? "faster" : "slower", 100 * share, faster ? "saved" : "lost",
+			  f->kernels.top);
+	free(v->reason);
+	v->reason = more;
+}
+
 /* The R row of the table: a stable regression in both orders, whatever
  * the topology. */
 static int classify_regression(const struct cb_facts *f, struct cb_verdict *v, const char *a, const char *b)
@@ -166,6 +191,7 @@ static int classify_regression(const struct cb_facts *f, struct cb_verdict *v, c
 	set(v, 'R', "stable-regression");
 	v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: both clear regression %+.2f%% and the A/A band",
 			       tb, tk, a, b, 100 * f->regression);
+	add_kernel_note(f, v, 0);
 	return 1;
 }
 
@@ -176,11 +202,12 @@ static void classify_no_reduction(const struct cb_facts *f, struct cb_verdict *v
 	const long long tb = f->topology[CB_ROLE_BASELINE], tk = f->topology[CB_ROLE_CANDIDATE];
 
 	set(v, 'B', "no-reduction");
-	if (v->stable_gain[CB_ORDER_A] && v->stable_gain[CB_ORDER_B])
+	if (v->stable_gain[CB_ORDER_A] && v->stable_gain[CB_ORDER_B]) {
 		v->reason = cb_strdupf("candidate topology %lld is not below baseline %lld, yet stably faster in both orders "
 				       "(round a %s, round b %s): faster, but not through fewer topology ops",
 				       tk, tb, a, b);
-	else
+		add_kernel_note(f, v, 1);
+	} else
 		v->reason = cb_strdupf("candidate topology %lld is not below baseline %lld", tk, tb);
 }
 
@@ -245,6 +272,7 @@ void cb_classify(const struct cb_facts *f, struct cb_verdict *v)
 		set(v, 'G', "stable-gain");
 		v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: both clear gain %+.2f%% and the A/A band",
 				       tb, tk, a, b, 100 * f->gain);
+		add_kernel_note(f, v, 1);
 	} else {
 		set(v, 'C', "not-stable");
 		v->reason = cb_strdupf("topology %lld -> %lld; round a %s, round b %s: not a stable gain or regression in both orders",

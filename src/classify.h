@@ -11,6 +11,12 @@
  *   G  topology below baseline, stable speedup >= gain in both orders
  *   C  topology below baseline, otherwise
  *
+ * A task stably faster in both orders (G, or a B faster all the same) or
+ * stably slower (R), some of whose kernels' converts changed, and whose
+ * profiled GPU time moved mostly (more than half) in kernels whose
+ * converts did not, says so at the end of its reason: "faster, mostly in
+ * kernels whose converts did not change".
+ *
  * A speedup is stable in an order when its whole interval clears both the
  * threshold and the A/A band of that order (the interval of the control
  * against the baseline, which compile the same code): a gain when
@@ -64,6 +70,13 @@ struct cb_facts {
 		size_t rows, throttled;      /* rows compared, rows left out as throttled */
 	} order[CB_NORDERS];
 	double gain, regression;
+	struct {
+		int known;                   /* baseline and candidate profiled rows in common */
+		double saved;                /* GPU ns per call the candidate saves, over those rows */
+		double unchanged;            /* of it, in kernels whose converts did not change */
+		size_t changed;              /* kernels whose converts changed */
+		char *top;                   /* owned: of those, the one that moved most the way the whole did */
+	} kernels;                       /* where the GPU time moved (kernels.h, cb_time_moved) */
 };
 
 struct cb_verdict {

@@ -11,7 +11,16 @@
  * hashes the kernel's source, its specialization and the compile options;
  * where the cells' compilers differ the names differ too, and a kernel
  * that has one measured variant (.ttgir file) in each cell left unmatched
- * is matched by its kernel and file name. */
+ * is matched by its kernel and file name.
+ *
+ * Where the cells' profiled replays are there (kernels.h), each kernel
+ * also carries its GPU time per call in each cell over the rows every
+ * profiled cell has, with its share of the cell's GPU time, and its
+ * resources as loaded (ir/resources.tsv); the task carries each cell's
+ * total beside its timed medians, where the time moved by kernels whose
+ * converts changed or not (the classifier's reading), and the kernels of
+ * no measured variant. A derived run scoped by time measures the variants
+ * its scope counts. */
 #ifndef CB_DIFF_H
 #define CB_DIFF_H
 
@@ -21,6 +30,7 @@
 
 #include "buf.h"
 #include "caliber.h"
+#include "kernels.h"
 #include "manifest.h"
 #include "receipt.h"
 #include "ttgir_ops.h"
@@ -49,8 +59,32 @@ struct cb_diff_kernel {
 	long long launches[CB_NROLES];
 	struct cb_ir_module ir[CB_NROLES];
 	int control_same;            /* the control's ops are the baseline's: places and layouts */
+	double ns[CB_NROLES];        /* GPU time per call over the task's profiled rows; < 0: not profiled */
+	struct cb_resources res[CB_NROLES];
+	int have_res[CB_NROLES];     /* res[r] was read (ir/resources.tsv has the variant) */
 	struct cb_diff_line *lines;  /* sorted by file and line; ops without a location last */
 	size_t nlines, removed, added, kept, changed_lines;
+};
+
+/* A kernel of no measured variant (another library's, or a Triton variant
+ * the scope leaves out), by name: its GPU time per call in each cell. */
+struct cb_diff_other {
+	char *kernel;
+	double ns[CB_NROLES];
+};
+
+/* A task's profiled GPU time. */
+struct cb_diff_time {
+	int known;                   /* the baseline and the candidate profiled rows in common */
+	int in[CB_NROLES];           /* the cells whose time is shown (a control without a profile is not) */
+	size_t rows;                 /* the rows every cell in has profiled */
+	double gpu_ns[CB_NROLES];    /* every kernel's GPU time per call, summed over the rows */
+	double timed_ns[CB_NROLES];  /* the timed median per call (round a's sessions pooled), summed likewise */
+	struct cb_time_moved moved;  /* where the time moved, as the classifier reads it */
+	struct cb_diff_other *other; /* by name */
+	size_t nother;
+	size_t unjoined;             /* replays left out, over the cells: their kernels could not be joined */
+	char *error;                 /* a profile or resources file that could not be read, or NULL */
 };
 
 struct cb_diff_task {
@@ -60,6 +94,7 @@ struct cb_diff_task {
 	long long count[CB_NROLES];  /* the ops of its measured kernels, per cell */
 	struct cb_diff_kernel *k;
 	size_t nk, removed, added, kept, changed_kernels, changed_lines;
+	struct cb_diff_time time;
 };
 
 /* A run diffed; zeroed is empty. */
@@ -70,6 +105,8 @@ struct cb_diff {
 	const char *derived_dir;     /* NULL for a sealed run */
 	json_t *derived;             /* derived.json */
 	long long floor;
+	int by_time;                 /* a derived run scoped by time, at share_ppm */
+	long long share_ppm;
 	char **roots;                /* campaign.json's roots: a path under one is shown from its name */
 	size_t nroots;
 	size_t nfiles;               /* files the seal covers */
@@ -97,6 +134,15 @@ void cb_diff_summarize(const struct cb_diff *d, struct cb_diff_summary *s);
  * ("ops/caliber_ops/matmul.py", "triton/language/standard.py"), the
  * deepest root winning; any other path as written. A fresh string. */
 char *cb_diff_path(const struct cb_diff *d, const char *file);
+
+/* Where task t's GPU time moved between the baseline and the candidate, in
+ * words, as the classifier reads it: when the profiled change passes the
+ * manifest's gain or regression threshold and some kernel's converts
+ * changed, 1 with "faster, mostly in kernels whose converts did not change
+ * (81% of the GPU time saved, most in K)" when more than half of it moved
+ * in kernels whose converts did not, else 2 with "99% of the GPU time
+ * saved in kernels whose converts changed"; 0 (out empty) otherwise. */
+int cb_diff_moved(const struct cb_diff *d, const struct cb_diff_task *t, char *out, size_t cap);
 
 /* The diff as JSON (docs/formats.md, "caliber diff"): a new reference,
  * NULL when out of memory. */

@@ -191,6 +191,11 @@ int cb_evidence_load(const char *task_dir, const char *task, const struct cb_man
 			}
 		}
 	}
+	for (c = 0; c < CB_NROLES; c++)
+		if (cb_cell_kernels_load(task_dir, m->cells[c].name, &ev->kernels[m->cells[c].role], err) < 0) {
+			cb_evidence_release(ev);
+			return -1;
+		}
 	return 0;
 }
 
@@ -314,6 +319,7 @@ void cb_evidence_release(struct cb_task_evidence *ev)
 		return;
 	for (r = 0; r < CB_NROLES; r++) {
 		cb_topology_release(&ev->topology[r]);
+		cb_cell_kernels_release(&ev->kernels[r]);
 		free(ev->topology_error[r]);
 		for (o = 0; o < CB_NORDERS; o++) {
 			size_t k;
@@ -514,10 +520,36 @@ static int order_speedup(const struct cb_task_evidence *ev, const struct cb_mani
  * rest are counted. */
 #define UNJOINABLE_LISTED 8
 
-void cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifest *m,
-		       struct cb_facts *f)
+/* Where the GPU time moved between the baseline and the candidate, by the
+ * kernels whose converts changed and those whose converts did not, under
+ * the topology's present scope (kernels.h); unknown without both cells'
+ * topology and profiled rows in common. */
+static int facts_kernels(const struct cb_task_evidence *ev, struct cb_facts *f, struct cb_err *err)
+{
+	struct cb_time_moved mv;
+
+	free(f->kernels.top);
+	memset(&f->kernels, 0, sizeof(f->kernels));
+	if (!ev->have_topology[CB_ROLE_BASELINE] || !ev->have_topology[CB_ROLE_CANDIDATE])
+		return 0;
+	if (cb_time_moved_of(&ev->kernels[CB_ROLE_BASELINE], &ev->kernels[CB_ROLE_CANDIDATE],
+			     &ev->topology[CB_ROLE_BASELINE], &ev->topology[CB_ROLE_CANDIDATE], &mv, err) < 0)
+		return -1;
+	f->kernels.known = mv.known;
+	f->kernels.saved = mv.base_ns - mv.cand_ns;
+	f->kernels.unchanged = mv.unchanged_ns;
+	f->kernels.changed = mv.changed;
+	f->kernels.top = mv.top;
+	mv.top = NULL;
+	cb_time_moved_release(&mv);
+	return 0;
+}
+
+int cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+		      struct cb_facts *f)
 {
 	struct cb_buf b = CB_BUF_INIT;
+	struct cb_err err;
 	size_t listed = 0, more = 0, k;
 	int r;
 
@@ -551,6 +583,7 @@ void cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manife
 		cb_buf_addf(&b, "; and %zu more", more);
 	f->unjoinable = f->joinable ? NULL : cb_buf_detach(&b, NULL);
 	cb_buf_release(&b);
+	return facts_kernels(ev, f, &err);
 }
 
 int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m, int resamples,
@@ -568,7 +601,8 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 	find_harness(ev, m, f);
 	for (r = 0; r < CB_NROLES; r++)
 		f->correct[r] = ev->outcome[CB_PH_CORRECTNESS][r] == CB_OUT_PASSED;
-	cb_facts_topology(ev, m, f);
+	if (cb_facts_topology(ev, m, f) < 0)
+		return cb_fail(err, "out of memory");
 	if (f->harness_code)
 		return 0;
 	for (o = 0; o < CB_NORDERS; o++) {
@@ -627,12 +661,44 @@ int cb_task_account(const char *task_dir, const char *task, const struct cb_mani
 	return 0;
 }
 
-void cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest *m, long long floor)
+int cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest *m, long long floor,
+			    struct cb_err *err)
 {
 	cb_evidence_rescope(&a->ev, floor);
-	cb_facts_topology(&a->ev, m, &a->f);
+	if (cb_facts_topology(&a->ev, m, &a->f) < 0)
+		return cb_fail(err, "out of memory");
 	cb_verdict_release(&a->v);
 	cb_classify(&a->f, &a->v);
+	return 0;
+}
+
+int cb_task_account_scope_time(struct cb_task_account *a, const struct cb_manifest *m, long long share_ppm,
+			       struct cb_err *err)
+{
+	int r;
+
+	for (r = 0; r < CB_NROLES; r++) {
+		const struct cb_cell_kernels *ck = &a->ev.kernels[r];
+		struct cb_kernel_sums s;
+
+		if (!a->ev.have_topology[r])
+			continue;
+		if (ck->error)
+			return cb_fail(err, "task %s: cell %s: %s", a->ev.task, role_cell_name(m, r), ck->error);
+		if (!ck->n)
+			return cb_fail(err, "task %s: cell %s: %s", a->ev.task, role_cell_name(m, r),
+				       ck->present ? "no profiled replay of round a could be joined to its variants"
+						   : "no kernels.jsonl in round a (a run made without the profiled replay)");
+		if (cb_kernel_sums_of(ck, NULL, 0, &s, err) < 0)
+			return -1;
+		cb_kernels_scope_topology(&a->ev.topology[r], &s, share_ppm);
+		cb_kernel_sums_release(&s);
+	}
+	if (cb_facts_topology(&a->ev, m, &a->f) < 0)
+		return cb_fail(err, "out of memory");
+	cb_verdict_release(&a->v);
+	cb_classify(&a->f, &a->v);
+	return 0;
 }
 
 void cb_task_account_release(struct cb_task_account *a)

@@ -9,6 +9,7 @@
 
 #include "caliber.h"
 #include "classify.h"
+#include "kernels.h"
 #include "manifest.h"
 #include "matrix.h"
 #include "stats.h"
@@ -42,6 +43,7 @@ struct cb_task_evidence {
 	struct cb_topology topology[CB_NROLES];      /* round a */
 	struct cb_timing *timing[CB_NORDERS][CB_NROLES];   /* by session, [nsessions] (owned) */
 	size_t nsessions[CB_NORDERS][CB_NROLES];          /* sessions that passed with their timing */
+	struct cb_cell_kernels kernels[CB_NROLES];        /* round a's profiled replays (kernels.h) */
 };
 
 /* Cell folder of a phase and cell: "<task dir>/cells/<phase>-<cell name>";
@@ -53,7 +55,7 @@ char *cb_session_dir(const char *task_dir, enum cb_phase p, const char *cell, in
 
 /* Gather a task's evidence from task_dir (cell receipts, timing.jsonl of
  * every session of rounds a and b, IR of round a's first session at the
- * given floor). Missing or malformed
+ * given floor, kernels.jsonl of round a's sessions). Missing or malformed
  * worker output is evidence (an outcome), not an error; -1 only when the
  * task folder itself cannot be read. With pre (see
  * cb_evidence_verify_counting), the count of each .ttgir that pre holds is
@@ -94,9 +96,10 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 
 /* Refresh only the topology facts (after cb_evidence_rescope): timings and
  * their bootstrap do not depend on the floor, so reaccount computes them
- * once. */
-void cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifest *m,
-		       struct cb_facts *f);
+ * once. Where the GPU time moved is a topology fact too: which kernels'
+ * converts changed depends on the scope. -1 only when out of memory. */
+int cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifest *m,
+		      struct cb_facts *f);
 
 /* A task accounted: its evidence, the classifier's facts and the figures
  * behind them, and its verdict; what the runner seals and reaccount
@@ -115,8 +118,16 @@ struct cb_task_account {
 int cb_task_account(const char *task_dir, const char *task, const struct cb_manifest *m, long long floor,
 		    int resamples, const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err);
 /* The same task at another floor: topology re-scoped, facts and verdict
- * again; timings and their bootstrap do not depend on the floor. */
-void cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest *m, long long floor);
+ * again; timings and their bootstrap do not depend on the floor. -1 only
+ * when out of memory. */
+int cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest *m, long long floor,
+			    struct cb_err *err);
+/* The same task scoped by time (reaccount --scope time:P): a variant
+ * counts when it holds at least share_ppm of its cell's profiled GPU time.
+ * A cell with topology but no profiled row cannot be scoped so: -1, err
+ * names it. */
+int cb_task_account_scope_time(struct cb_task_account *a, const struct cb_manifest *m, long long share_ppm,
+			       struct cb_err *err);
 void cb_task_account_release(struct cb_task_account *a);
 
 #endif

@@ -32,7 +32,7 @@ struct account_job {
 	const struct cb_campaign_summary *cs;
 	const struct cb_manifest *m;
 	const struct cb_ttgir_counts *counts;
-	long long floor;
+	const struct cb_scope *scope;
 	struct cb_task_pair *pairs;
 	atomic_size_t next;
 };
@@ -196,8 +196,17 @@ static void account_task(const struct account_job *job, size_t i)
 		pair->failed = 2;
 		return;
 	}
-	/* The new floor changes topology facts only. */
-	cb_task_account_rescope(&acc, job->m, job->floor);
+	/* The new scope changes topology facts only; X and K do not rest on
+	 * topology, so a scope by time needs no profile of theirs. */
+	if (!job->scope->by_time)
+		bad = cb_task_account_rescope(&acc, job->m, job->scope->floor, &pair->err) < 0;
+	else
+		bad = pair->sealed.verdict != 'X' && pair->sealed.verdict != 'K' &&
+		      cb_task_account_scope_time(&acc, job->m, job->scope->share_ppm, &pair->err) < 0;
+	if (bad) {
+		cb_task_account_release(&acc);
+		return;
+	}
 	bad = cb_task_result_fill(&acc, pair->sealed.op, &pair->derived, &pair->err) < 0;
 	pair->excluded = excluded_json(&acc.ev);
 	cb_task_account_release(&acc);
@@ -298,7 +307,60 @@ void cb_reaccount_release(struct cb_reaccount *ra)
 	memset(ra, 0, sizeof(*ra));
 }
 
-int cb_reaccount(const char *run, const char *output, long long floor, struct cb_reaccount *ra,
+int cb_scope_parse_time(const char *arg, struct cb_scope *s, struct cb_err *err)
+{
+	const char *p = arg;
+	long long whole = 0, frac = 0, scale = 10000;
+	int digits = 0, decimals = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (strncmp(p, "time:", 5) == 0)
+		for (p += 5; *p >= '0' && *p <= '9' && digits < 4; p++, digits++)
+			whole = whole * 10 + (*p - '0');
+	if (digits && *p == '.')
+		for (p++; *p >= '0' && *p <= '9' && decimals < 4; p++, decimals++)
+			frac += (*p - '0') * (scale /= 10);
+	if (!digits || *p || (p[-1] == '.') || whole * 10000 + frac > 1000000)
+		return cb_fail(err, "--scope: expected time:P, P a percentage from 0 to 100 with at most 4 decimals, got '%s'",
+			       arg);
+	s->by_time = 1;
+	s->share_ppm = whole * 10000 + frac;
+	return 0;
+}
+
+void cb_scope_name(const struct cb_scope *s, char *out, size_t cap)
+{
+	long long frac = s->share_ppm % 10000;
+	int places = 4;
+
+	if (!s->by_time) {
+		snprintf(out, cap, "floor %lld", s->floor);
+		return;
+	}
+	while (frac && frac % 10 == 0) {
+		frac /= 10;
+		places--;
+	}
+	if (frac)
+		snprintf(out, cap, "time:%lld.%0*lld%%", s->share_ppm / 10000, places, frac);
+	else
+		snprintf(out, cap, "time:%lld%%", s->share_ppm / 10000);
+}
+
+/* Whether two results count the same topology. */
+static int same_topology(const struct cb_task_result *a, const struct cb_task_result *b)
+{
+	int r;
+
+	if (a->have_topology != b->have_topology)
+		return 0;
+	for (r = 0; a->have_topology && r < CB_NROLES; r++)
+		if (a->topology[r] != b->topology[r])
+			return 0;
+	return 1;
+}
+
+int cb_reaccount(const char *run, const char *output, const struct cb_scope *scope, struct cb_reaccount *ra,
 		 struct cb_err *err)
 {
 	struct cb_err load_err;
@@ -308,7 +370,7 @@ int cb_reaccount(const char *run, const char *output, long long floor, struct cb
 	int loaded;
 
 	memset(ra, 0, sizeof(*ra));
-	ra->floor = floor;
+	ra->scope = *scope;
 	/* A receipt or manifest that cannot be read is reported only after the
 	 * checks, as when it was read after them. */
 	loaded = load_run(run, &ra->cs, &ra->m, &load_err) == 0;
@@ -320,6 +382,7 @@ int cb_reaccount(const char *run, const char *output, long long floor, struct cb
 	}
 	if (strcmp(ra->m.sha256, ra->cs.manifest_sha256) != 0)
 		return cb_fail(err, "%s: manifest.json does not match the campaign receipt's manifest_sha256", run);
+	ra->floor = scope->by_time ? ra->cs.launch_floor : scope->floor;
 	ra->ntasks = ra->cs.ntasks;
 	ra->pairs = calloc(ra->ntasks ? ra->ntasks : 1, sizeof(*ra->pairs));
 	ra->derived = calloc(ra->ntasks ? ra->ntasks : 1, sizeof(*ra->derived));
@@ -329,7 +392,7 @@ int cb_reaccount(const char *run, const char *output, long long floor, struct cb
 	job.cs = &ra->cs;
 	job.m = &ra->m;
 	job.counts = &ra->counts;
-	job.floor = floor;
+	job.scope = &ra->scope;
 	job.pairs = ra->pairs;
 	atomic_init(&job.next, 0);
 	cb_pool_run(ra->ntasks, account_worker, &job);
@@ -354,6 +417,7 @@ int cb_reaccount(const char *run, const char *output, long long floor, struct cb
 		int ch = sr->verdict != d->verdict || first_difference(sr, d, diff, sizeof(diff));
 
 		ra->changed += (size_t)(sr->verdict != d->verdict);
+		ra->same_counts += (size_t)same_topology(sr, d);
 		json_array_append_new(tasks, json_pack("{s:s, s:b, s:{s:s#, s:s, s:o}, s:{s:s#, s:s, s:s, s:o, s:O}}",
 			"id", sr->id, "changed", ch,
 			"sealed", "verdict", &sr->verdict, (int)1, "code", sr->code, "topology", topo_triplet(sr),
@@ -364,7 +428,11 @@ int cb_reaccount(const char *run, const char *output, long long floor, struct cb
 	json_object_set_new(ra->doc, "run", json_pack("{s:s, s:s, s:s, s:I}", "root", run, "campaign",
 		ra->cs.campaign, "manifest_sha256", ra->cs.manifest_sha256, "sealed_floor",
 		(json_int_t)ra->cs.launch_floor));
-	json_object_set_new(ra->doc, "floor", json_integer(floor));
+	json_object_set_new(ra->doc, "floor", json_integer(ra->floor));
+	if (scope->by_time)
+		json_object_set_new(ra->doc, "scope", json_pack("{s:s, s:I, s:I}", "kind", "time", "share_ppm",
+								(json_int_t)scope->share_ppm, "same_counts",
+								(json_int_t)ra->same_counts));
 	json_object_set_new(ra->doc, "equivalence", json_pack("{s:b, s:I}", "holds", 1, "checked_at_floor",
 							      (json_int_t)ra->cs.launch_floor));
 	json_object_set_new(ra->doc, "changed", json_integer((json_int_t)ra->changed));
@@ -413,6 +481,15 @@ int cb_derived_open(const char *dir, const char *run, struct cb_derived_run *d, 
 			p);
 		goto out;
 	}
+	if (json_object_get(d->doc, "scope")) {
+		const json_t *sc = json_object_get(d->doc, "scope");
+		const char *kind = cb_json_str(sc, "kind");
+		json_int_t share = cb_json_int(sc, "share_ppm", -1);
+		if (!kind || strcmp(kind, "time") != 0 || share < 0 || share > 1000000) {
+			cb_fail(err, "%s: scope: expected {\"kind\": \"time\", \"share_ppm\": 0 to 1000000}", p);
+			goto out;
+		}
+	}
 	d->root = run ? run : root;
 	receipt = cb_path_join(d->root, "campaign.json");
 	if (!receipt) {
@@ -448,6 +525,14 @@ int cb_derived_check(const struct cb_derived_run *d, const char *dir, const stru
 	if (json_array_size(tasks) != cs->ntasks)
 		return cb_fail(err, "%s/derived.json: %zu tasks, the run %zu", dir, json_array_size(tasks), cs->ntasks);
 	return 0;
+}
+
+int cb_derived_by_time(const json_t *doc, long long *share_ppm)
+{
+	const json_t *sc = json_object_get(doc, "scope");
+
+	*share_ppm = sc ? (long long)cb_json_int(sc, "share_ppm", 0) : 0;
+	return sc != NULL;
 }
 
 void cb_derived_run_release(struct cb_derived_run *d)

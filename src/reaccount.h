@@ -19,12 +19,27 @@ struct cb_task_pair {
 	char diff[1024];
 };
 
+/* How a derived run scopes its topology: variants launched more than a
+ * floor (as a campaign does), or, by_time, variants holding at least
+ * share_ppm (millionths) of their cell's profiled GPU time (kernels.h). */
+struct cb_scope {
+	int by_time;
+	long long floor, share_ppm;
+};
+
+/* "time:P" (P a percentage from 0 to 100, at most 4 decimals) into s. */
+int cb_scope_parse_time(const char *arg, struct cb_scope *s, struct cb_err *err);
+/* "floor 1" or "time:0.5%", for messages. */
+void cb_scope_name(const struct cb_scope *s, char *out, size_t cap);
+
 /* A re-accounted run; zeroed is empty. */
 struct cb_reaccount {
 	struct cb_campaign_summary cs;
 	struct cb_manifest m;
 	struct cb_ttgir_counts counts;
-	long long floor;
+	struct cb_scope scope;
+	long long floor;                 /* scope.floor; the sealed floor for a scope by time */
+	size_t same_counts;              /* tasks whose derived topology is the sealed one */
 	size_t ntasks, changed;          /* changed: tasks whose verdict changed */
 	struct cb_task_pair *pairs;      /* per task, in run order */
 	struct cb_task_result *derived;  /* the derived results, for the matrix (shared with pairs) */
@@ -36,10 +51,11 @@ struct cb_reaccount {
  * that holds, its manifest the one sealed, each task's cell receipts what
  * caliber writes: a bad one is named with what is wrong), account every task at the
  * run's own floor (which must reproduce every sealed count and verdict:
- * equivalence) and at floor into ra. On failure err says why; when
- * equivalence failed, ra->diff says how. ra is the caller's to release
- * either way. */
-int cb_reaccount(const char *run, const char *output, long long floor, struct cb_reaccount *ra,
+ * equivalence) and under scope into ra. A scope by time leaves X and K
+ * tasks as sealed and needs every other task's cells profiled. On failure
+ * err says why; when equivalence failed, ra->diff says how. ra is the
+ * caller's to release either way. */
+int cb_reaccount(const char *run, const char *output, const struct cb_scope *scope, struct cb_reaccount *ra,
 		 struct cb_err *err);
 
 /* A derived run as its readers (report, diff) open it: dir/derived.json,
@@ -53,6 +69,9 @@ struct cb_derived_run {
 };
 
 int cb_derived_open(const char *dir, const char *run, struct cb_derived_run *d, struct cb_err *err);
+/* Whether an opened derived.json scopes by time (its "scope"), at
+ * *share_ppm; else it scopes by its floor. */
+int cb_derived_by_time(const json_t *doc, long long *share_ppm);
 /* Whether the derived run d (at dir) comes from the campaign of cs, the
  * campaign receipt of d->root, task by task. */
 int cb_derived_check(const struct cb_derived_run *d, const char *dir, const struct cb_campaign_summary *cs,

@@ -321,10 +321,106 @@ static void h_layouts(struct cb_buf *b, const struct cb_ir_op *op)
 	cb_html_esc(b, op->dst.text ? op->dst.text : "?");
 }
 
+/* A kernel's share of its cell's GPU time, baseline → candidate ("—" unprofiled). */
+static void h_kernel_share(struct cb_buf *b, const struct cb_diff_time *tm, const struct cb_diff_kernel *kn)
+{
+	int r, n = 0;
+
+	if (!tm->known) {
+		cb_buf_adds(b, "<td class=\"num muted\">—</td>");
+		return;
+	}
+	cb_buf_adds(b, "<td class=\"num\">");
+	for (r = 0; r < CB_NROLES; r++) {
+		if (r == CB_ROLE_CONTROL)
+			continue;
+		cb_buf_adds(b, n++ ? " → " : "");
+		if (kn->ns[r] >= 0 && tm->gpu_ns[r] > 0)
+			cb_buf_addf(b, "%.1f%%", 100 * kn->ns[r] / tm->gpu_ns[r]);
+		else
+			cb_buf_adds(b, "—");
+	}
+	cb_buf_adds(b, "</td>");
+}
+
+/* A kernel's GPU time per call, baseline → candidate, and its change. */
+static void h_kernel_time(struct cb_buf *b, const struct cb_diff_time *tm, const struct cb_diff_kernel *kn)
+{
+	const double nb = kn->ns[CB_ROLE_BASELINE], nk = kn->ns[CB_ROLE_CANDIDATE];
+
+	if (!tm->known || nb < 0 || nk < 0) {
+		cb_buf_adds(b, "<td class=\"num muted\">—</td>");
+		return;
+	}
+	cb_buf_addf(b, "<td class=\"num\" title=\"GPU time per call, summed over %zu profiled row%s\">%.1f → %.1f µs",
+		    tm->rows, tm->rows == 1 ? "" : "s", nb / 1000, nk / 1000);
+	if (nb > 0)
+		cb_buf_addf(b, " <span class=\"%s\">(%+.1f%%)</span>", nk < nb ? "ok" : nk > nb ? "bad" : "muted",
+			    100 * (nk / nb - 1));
+	cb_buf_adds(b, "</td>");
+}
+
+/* A kernel's resources, baseline → candidate where they differ. */
+static void h_kernel_resources(struct cb_buf *b, const struct cb_diff_kernel *kn)
+{
+	static const char *const names[] = { "regs", "spills", "shared", "stages", "warps" };
+	const struct cb_resources *x = &kn->res[CB_ROLE_BASELINE], *y = &kn->res[CB_ROLE_CANDIDATE];
+	const long long bv[] = { x->regs, x->spills, x->shared, x->stages, x->warps };
+	const long long kv[] = { y->regs, y->spills, y->shared, y->stages, y->warps };
+	size_t i;
+
+	if (!kn->have_res[CB_ROLE_BASELINE] || !kn->have_res[CB_ROLE_CANDIDATE]) {
+		cb_buf_adds(b, "<td class=\"muted\">—</td>");
+		return;
+	}
+	cb_buf_adds(b, "<td class=\"nw\">");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		cb_buf_addf(b, "%s%s ", i ? " · " : "", names[i]);
+		if (bv[i] < 0)
+			cb_buf_adds(b, "?");
+		else
+			cb_buf_addf(b, bv[i] != kv[i] ? "<b>%lld" : "%lld", bv[i]);
+		if (bv[i] != kv[i]) {
+			if (kv[i] < 0)
+				cb_buf_adds(b, " → ?</b>");
+			else
+				cb_buf_addf(b, " → %lld</b>", kv[i]);
+		}
+	}
+	cb_buf_adds(b, "</td>");
+}
+
+/* The tasks whose GPU time moved mostly in kernels whose converts did not
+ * change (cb_diff_moved), as a paragraph; nothing when there are none. */
+static void h_moved(struct cb_buf *b, const struct cb_report *rp)
+{
+	char what[512];
+	size_t i, n = 0;
+
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_diff_task *t = rp->t[i].diff;
+		if (!t || cb_diff_moved(rp->diff, t, what, sizeof(what)) != 1)
+			continue;
+		cb_buf_adds(b, n++ ? "; " : "<p id=\"time-moved\">Where the time did not follow the converts, in the "
+					     "profiled replay after the timed samples: ");
+		cb_buf_adds(b, "<a href=\"#t-");
+		cb_html_url(b, t->id);
+		cb_buf_adds(b, "\">");
+		cb_html_esc(b, t->id);
+		cb_buf_adds(b, "</a> ");
+		cb_html_esc(b, what);
+	}
+	if (n)
+		cb_buf_adds(b, ".</p>\n");
+}
+
 /* The summary at the top, and where the converts went: the geometric-mean
  * speedups, the diff's counts, then a row per source line of a measured
- * kernel where ops were removed or added, with the layouts of each op and
- * links to the TTGIR of the baseline and the candidate. */
+ * kernel where ops were removed or added, with the kernel's share of its
+ * cell's GPU time, its time and resources (baseline → candidate), the
+ * layouts of each op and links to the TTGIR of the baseline and the
+ * candidate; then the tasks whose time moved mostly in kernels whose
+ * converts did not change. */
 static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 {
 	struct cb_diff_summary s;
@@ -354,12 +450,16 @@ static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 		    s.kernels == 1 ? "" : "s", s.lines, s.lines == 1 ? "" : "s", rp->diff->floor,
 		    rp->diff->floor == 1 ? "" : "s");
 	if (!s.lines) {
+		h_moved(b, rp);
 		cb_buf_adds(b, "</section>\n");
 		return;
 	}
 	cb_buf_adds(b, "<table class=\"grid changed\"><caption>Each source line of a measured kernel where topology ops "
-		       "were removed or added</caption>\n<tr><th scope=\"col\">task</th><th scope=\"col\">kernel</th><th scope=\"col\">converts b → k</th><th scope=\"col\">source line</th>"
-		       "<th scope=\"col\">change</th><th scope=\"col\">layouts</th><th scope=\"col\">TTGIR</th></tr>\n");
+		       "were removed or added</caption>\n<tr><th scope=\"col\">task</th><th scope=\"col\">kernel</th>"
+		       "<th scope=\"col\">converts b → k</th><th scope=\"col\" class=\"num\">share of GPU time b → k</th>"
+		       "<th scope=\"col\" class=\"num\">time b → k</th><th scope=\"col\">resources b → k</th>"
+		       "<th scope=\"col\">source line</th><th scope=\"col\">change</th><th scope=\"col\">layouts</th>"
+		       "<th scope=\"col\">TTGIR</th></tr>\n");
 	for (i = 0; i < rp->n; i++) {
 		const struct cb_diff_task *t = rp->t[i].diff;
 		for (j = 0; t && j < t->nk; j++) {
@@ -376,8 +476,12 @@ static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 				cb_html_esc(b, t->id);
 				cb_buf_adds(b, "</a></td><td><code>");
 				cb_html_esc(b, kn->kernel);
-				cb_buf_addf(b, "</code></td><td class=\"num\">%zu → %zu</td><td><code>",
-					    kn->ir[CB_ROLE_BASELINE].nops, kn->ir[CB_ROLE_CANDIDATE].nops);
+				cb_buf_addf(b, "</code></td><td class=\"num\">%zu → %zu</td>", kn->ir[CB_ROLE_BASELINE].nops,
+					    kn->ir[CB_ROLE_CANDIDATE].nops);
+				h_kernel_share(b, &t->time, kn);
+				h_kernel_time(b, &t->time, kn);
+				h_kernel_resources(b, kn);
+				cb_buf_adds(b, "<td><code>");
 				if (l->file) {
 					cb_html_esc(b, l->file);
 					cb_buf_addf(b, ":%lld", l->line);
@@ -414,7 +518,9 @@ static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 			}
 		}
 	}
-	cb_buf_adds(b, "</table>\n</section>\n");
+	cb_buf_adds(b, "</table>\n");
+	h_moved(b, rp);
+	cb_buf_adds(b, "</section>\n");
 }
 
 /* Round a's median per row and cell, "b / c / k" µs, one row a line

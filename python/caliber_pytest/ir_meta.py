@@ -8,16 +8,24 @@ rest. At the end of the request each variant's .ttgir and .json are copied to
 <cell dir>/ir/<variant>/ and ir/index.tsv is written; a later timed session
 of a round (CALIBER_SESSION above 1) writes the index only, since the cell's
 topology is its first session's and the IR would repeat it. Launches inside
-a CUDA graph capture are counted when captured, not when replayed."""
+a CUDA graph capture are counted when captured, not when replayed; launches
+made while timing profiles a row (_kernel_time) are not counted at all.
 
+Beside the index, ir/resources.tsv says what each variant uses as loaded:
+registers and spills from the CompiledKernel whose handles the load hook is
+called for, shared memory, stages and warps from its metadata."""
+
+import json
 import os
 import shutil
+import sys
 
 import pytest
 
-from . import _hooks, _tuning
+from . import _hooks, _kernel_time, _tuning
 from ._common import atomic_write_text, drop_request_state, request_state, require_env, usage_error
 from ._index import LaunchCounts, format_index
+from ._resources import format_resources, resources
 from ._variant import variant_name
 
 PLUGIN = "ir_meta"
@@ -26,18 +34,57 @@ IR_SUFFIXES = (".ttgir", ".json")
 
 
 class _Loaded:
-    """A kernel loaded in this process: its variant, kernel name and cache files."""
+    """A kernel loaded in this process: its variant, kernel name, cache files and resources."""
 
-    def __init__(self, variant, kernel, group):
+    def __init__(self, variant, kernel, group, resources):
         self.variant = variant
         self.kernel = kernel
         self.group = group
+        self.resources = resources
 
 
 # Process-wide by design, kept across requests: Triton loads a compiled variant
 # once per process, so a variant loaded by an earlier request of this worker is
 # joined to its launches in a later one only through this map (CUfunction -> _Loaded).
 _loaded_by_function = {}
+
+
+def variant_of(function):
+    """The variant a launched function belongs to, or None when no load hook named it."""
+    loaded = _loaded_by_function.get(function)
+    return loaded.variant if loaded is not None else None
+
+
+# How many callers of the load hook handler are looked at for Triton's
+# CompiledKernel._init_handles: on the H200 (Triton 3.6) it is the second, after
+# Triton's HookChain (tests/data/kernels/h200/loads.json); an older Triton's
+# single hook is called through _hooks' chained function instead.
+_LOADER_DEPTH = 4
+
+
+def _loading_kernel(function):
+    """The CompiledKernel whose _init_handles is calling the load hook: the
+    nearest caller frame whose `self` holds this function and its registers
+    (Triton 3.6 sets them before it calls the hook), or None."""
+    frame = sys._getframe(2)
+    for _ in range(_LOADER_DEPTH):
+        if frame is None:
+            return None
+        owner = frame.f_locals.get("self")
+        if owner is not None and getattr(owner, "function", None) == function and hasattr(owner, "n_regs"):
+            return owner
+        frame = frame.f_back
+    return None
+
+
+def _json_metadata(group, name):
+    """The variant's <name>.json from its metadata group, or {} when it cannot be read."""
+    path = dict(group).get(name + ".json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (TypeError, OSError, ValueError):
+        return {}
 
 
 class _State:
@@ -52,14 +99,18 @@ class _State:
         self.attached = {}
 
     def on_load(self, module, function, name, metadata_group, hash):
-        """kernel_load_end_hook: remember which variant this function is."""
-        loaded = _Loaded(variant_name(hash), name, dict(metadata_group))
+        """kernel_load_end_hook: remember which variant this function is, and what it uses."""
+        kernel = _loading_kernel(function)
+        loaded = _Loaded(variant_name(hash), name, dict(metadata_group),
+                         resources(kernel, None if kernel is not None else _json_metadata(metadata_group, name)))
         _loaded_by_function[function] = loaded
         self.counts.note_compiled(loaded.variant, loaded.kernel)
         self.seen[loaded.variant] = loaded
 
     def on_launch(self, metadata):
         """launch_enter_hook: count one launch of the variant the function belongs to."""
+        if _kernel_time.profiling():
+            return
         fields = metadata.get()
         loaded = _loaded_by_function.get(fields["function"])
         if loaded is None:
@@ -113,6 +164,12 @@ def _copy_ir(loaded, dest):
     return missing
 
 
+def write_resources(ir_dir, state):
+    """ir/resources.tsv: what each variant of the index uses, as loaded."""
+    rows = [(v, state.seen[v].kernel, state.seen[v].resources) for v in state.counts.variants()]
+    atomic_write_text(os.path.join(ir_dir, "resources.tsv"), format_resources(rows))
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Write ir/<variant>/ and ir/index.tsv; a launch of an unknown function fails the request."""
     state = request_state(session.config, STATE)
@@ -126,6 +183,7 @@ def pytest_sessionfinish(session, exitstatus):
         for filename in _copy_ir(loaded, os.path.join(ir_dir, variant)):
             print(f"caliber_pytest.{PLUGIN}: warning: {variant}/{filename} is not in the Triton cache")
     atomic_write_text(os.path.join(ir_dir, "index.tsv"), format_index(state.counts.rows()))
+    write_resources(ir_dir, state)
     if state.unknown:
         print(f"caliber_pytest.{PLUGIN}: launches of kernels loaded before the hook was attached: "
               f"{', '.join(sorted(state.unknown))}; the launch index is incomplete")

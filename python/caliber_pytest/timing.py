@@ -12,7 +12,9 @@ clock is sampled while the row runs; a row that ran below throttle_floor of
 the maximum SM clock is measured again after a rest, and marked throttled
 when it still is (the runner's accounting leaves it out). Each row, with the
 timer used, why, the clocks around and during it and how it was paced, is
-appended to <cell dir>/timing.jsonl. Other plugins time a row with
+appended to <cell dir>/timing.jsonl. Once its samples are written, the row
+is replayed once under the profiler for its per-kernel GPU time
+(_kernel_time, <cell dir>/kernels.jsonl). Other plugins time a row with
 measure(config, ...), config being the request's pytest config (compat
 does).
 
@@ -37,7 +39,7 @@ import os
 
 import pytest
 
-from . import _clocks, _gpu_lock, _nvml, _timing_rows
+from . import _clocks, _gpu_lock, _kernel_time, _nvml, _timing_rows
 from ._common import (append_line, drop_request_state, dtype_name, dumps_line, request_state, require_env,
                       usage_error)
 
@@ -228,7 +230,18 @@ def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
                                 clocks_before=last["before"], clocks_after=last["after"],
                                 clocks_during=last["during"], throttle=throttle, extra=extra)
     append_line(state.path, dumps_line(row))
+    with _gpu_lock.exclusive():
+        _kernel_time.profile_row(state.torch, os.path.dirname(state.path), key, last["kind"], last["n_calls"],
+                                 _replayable(state, fn, last["kind"]))
     return row
+
+
+def _replayable(state, fn, kind):
+    """What _kernel_time replays a row with: calls -> a graph of them (captured
+    now, on the request's stream as the timed one was) or the direct calls."""
+    if kind == "graph":
+        return lambda calls: _capture(state.torch, fn, calls, state.stream).replay
+    return lambda calls: _calls(fn, calls)
 
 
 @pytest.fixture

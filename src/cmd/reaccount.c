@@ -1,6 +1,6 @@
-/* cmd/reaccount.c: `caliber reaccount RUN --floor N --output DIR`: a sealed
- * run re-accounted under another launch floor (reaccount.h), written
- * outside it. */
+/* cmd/reaccount.c: `caliber reaccount RUN --floor N --output DIR` (or
+ * --scope time:P): a sealed run re-accounted under another scope
+ * (reaccount.h), written outside it. */
 #include <stdio.h>
 
 #include "cmd.h"
@@ -16,40 +16,71 @@ static const char reaccount_about[] =
 	"reproduced ('equivalence: holds'), else the command fails. A derived\n"
 	"verdict only demotes a topology claim: G, C or R become B when the\n"
 	"reduction disappears; a reduction that appears only under the new floor\n"
-	"becomes X (no round-b evidence). Writes DIR/derived.json, DIR/matrix.csv\n"
+	"becomes X (no round-b evidence). With --scope time:P instead of --floor,\n"
+	"a variant counts when it holds at least P % of its cell's GPU time in the\n"
+	"profiled replays of round a (kernels.jsonl), and the command says which\n"
+	"tasks count as they were sealed. Writes DIR/derived.json, DIR/matrix.csv\n"
 	"and DIR/matrix.md.";
+
+/* The tasks whose topology under a scope by time differs from the sealed one. */
+static void print_counts(const struct cb_reaccount *ra, const char *scope)
+{
+	size_t i;
+
+	printf("scope %s: %zu of %zu tasks count as sealed at floor %lld\n", scope, ra->same_counts, ra->ntasks,
+	       ra->cs.launch_floor);
+	for (i = 0; i < ra->ntasks; i++) {
+		const struct cb_task_result *s = &ra->pairs[i].sealed, *d = &ra->pairs[i].derived;
+		if (s->have_topology && d->have_topology &&
+		    (s->topology[0] != d->topology[0] || s->topology[1] != d->topology[1] ||
+		     s->topology[2] != d->topology[2]))
+			printf("%s: topology %lld/%lld/%lld at floor %lld, %lld/%lld/%lld at %s\n", s->id, s->topology[0],
+			       s->topology[1], s->topology[2], ra->cs.launch_floor, d->topology[0], d->topology[1],
+			       d->topology[2], scope);
+	}
+}
 
 int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_reaccount ra;
-	const char *output = NULL;
-	long long floor = -1;
+	struct cb_scope scope = { 0, -1, 0 };
+	const char *output = NULL, *time_scope = NULL;
+	char name[64];
 	struct cb_args args = CB_ARGS_INIT;
 	size_t i;
 	const struct cb_opt opts[] = {
-		{ "floor", CB_OPT_INT, &floor, "N", "the new measured launch floor (>= 0, required)" },
+		{ "floor", CB_OPT_INT, &scope.floor, "N", "the new measured launch floor (>= 0)" },
+		{ "scope", CB_OPT_STR, &time_scope, "time:P",
+		  "instead of --floor: count the variants holding at least P % of their cell's GPU time" },
 		{ "output", CB_OPT_PATH, &output, "DIR", "where the derived run goes (required, outside RUN)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
-	const struct cb_cmd_spec spec = { "reaccount", "RUN_ROOT --floor N --output DIR", reaccount_about,
-					  opts, 1, 1 };
+	const struct cb_cmd_spec spec = { "reaccount", "RUN_ROOT (--floor N | --scope time:P) --output DIR",
+					  reaccount_about, opts, 1, 1 };
 	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	if (floor < 0 || !output) {
-		cb_fail(err, "--floor N (>= 0) and --output DIR are required");
+	if ((scope.floor < 0) == !time_scope || !output) {
+		cb_fail(err, "--floor N (>= 0) or --scope time:P, one of them, and --output DIR are required");
 		cb_args_release(&args);
 		return CB_EXIT_USAGE;
 	}
+	if (time_scope && cb_scope_parse_time(time_scope, &scope, err) < 0) {
+		cb_args_release(&args);
+		return CB_EXIT_USAGE;
+	}
+	cb_scope_name(&scope, name, sizeof(name));
 	rc = CB_EXIT_FAIL;
-	if (cb_reaccount(args.pos[0], output, floor, &ra, err) < 0) {
+	if (cb_reaccount(args.pos[0], output, &scope, &ra, err) < 0) {
 		if (ra.diff[0])
 			printf("equivalence: fails: %s\n", ra.diff);
 		goto out;
 	}
 	printf("equivalence: holds (%zu tasks reproduced at the run's own floor %lld)\n", ra.ntasks,
 	       ra.cs.launch_floor);
+	if (scope.by_time)
+		print_counts(&ra, name);
 	for (i = 0; i < ra.ntasks; i++) {
 		const struct cb_task_result *s = &ra.pairs[i].sealed, *d = &ra.pairs[i].derived;
 		if (s->verdict != d->verdict)
@@ -57,8 +88,8 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	}
 	if (cb_reaccount_write(&ra, output, err) < 0)
 		goto out;
-	printf("reaccount: floor %lld: %zu of %zu tasks changed verdict; wrote %s/derived.json, matrix.csv, matrix.md\n",
-	       floor, ra.changed, ra.ntasks, output);
+	printf("reaccount: %s: %zu of %zu tasks changed verdict; wrote %s/derived.json, matrix.csv, matrix.md\n",
+	       name, ra.changed, ra.ntasks, output);
 	rc = CB_EXIT_OK;
 out:
 	cb_reaccount_release(&ra);

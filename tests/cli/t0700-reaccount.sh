@@ -146,6 +146,6 @@ test_expect_success 'the bootstrap resamples come from the receipts: unrecorded 
 '
 
 test_expect_success 'a missing --floor is a usage error' '
-	printf "caliber: reaccount: --floor N (>= 0) and --output DIR are required\n" >want &&
+	printf "caliber: reaccount: --floor N (>= 0) or --scope time:P, one of them, and --output DIR are required\n" >want &&
 	expect_refusal 2 want $CALIBER reaccount run --output out
 '

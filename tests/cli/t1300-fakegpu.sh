@@ -132,6 +132,22 @@ PY
 	$CALIBER verify always >/dev/null
 '
 
+test_expect_success 'each row of round a s first sessions replayed once under the profiler, joined: diff shows each kernel s time and resources; reaccount --scope time:1 holds' '
+	eval "$setup" && fake_campaign &&
+	TMPDIR=tmp && mkdir tmp && export TMPDIR &&
+	$CALIBER run --manifest frozen/fakegpu-canary/manifest.json --task-matrix frozen/fakegpu-canary/task-matrix.json \
+		--build-root site/triton --corpus corpus --output-root out $DIRTY --quiet >/dev/null &&
+	test "$(cat out/tasks/*/cells/*/kernels.jsonl | grep -c "\"error\": null")" -eq \
+	     "$(cat out/tasks/*/cells/a-off/timing.jsonl out/tasks/*/cells/a-mask0/timing.jsonl out/tasks/*/cells/a-candidate/timing.jsonl | wc -l)" &&
+	test -z "$(ls out/tasks/*/cells/*.s*/kernels.jsonl out/tasks/*/cells/b-*/kernels.jsonl 2>/dev/null)" &&
+	$CALIBER diff out mm >diff &&
+	grep -q "^    time 100.0%/100.0%/100.0% of the cell.s GPU time, [0-9.]* µs -> [0-9.]* µs per call (-[0-9.]*%)\$" diff &&
+	grep -qx "    regs 224 -> 128, spills 0, shared 49152, stages 3, warps 8" diff &&
+	grep -qx "  where it moved: 100% of the GPU time saved in kernels whose converts changed" diff &&
+	$CALIBER reaccount out --scope time:1 --output d >stdout &&
+	grep -qx "scope time:1%: 2 of 2 tasks count as sealed at floor 1" stdout
+'
+
 # The demo pins caliber and the corpus to the commit the binary was built
 # from, which a dirty checkout does not have.
 if [ -n "$DIRTY" ]; then

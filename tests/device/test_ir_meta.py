@@ -31,4 +31,4 @@ def test_index_and_ir_across_two_requests(tmp_path):
                 copied = cell / "ir" / r["variant"] / (r["kernel"] + suffix)
                 cached = cache / r["variant"] / (r["kernel"] + suffix)
                 assert copied.read_bytes() == cached.read_bytes()
-        assert sorted(os.listdir(cell / "ir")) == sorted([r["variant"] for r in index] + ["index.tsv"])
+        assert sorted(os.listdir(cell / "ir")) == sorted([r["variant"] for r in index] + ["index.tsv", "resources.tsv"])

@@ -140,6 +140,103 @@ static int write_timing(const char *cell_dir, const json_t *rows, struct cb_err 
 	return rc;
 }
 
+/* A file of the spec (path relative to its folder) copied to path verbatim. */
+static int copy_spec_file(const char *sdir, const char *file, const char *path, struct cb_err *err)
+{
+	char *src = cb_path_join(sdir, file), *text = NULL;
+	size_t len;
+	int rc = src && cb_read_file(src, &text, &len, err) == 0 ? cb_write_atomic(path, text, len, 0644, err) : -1;
+
+	free(src);
+	free(text);
+	return rc;
+}
+
+/* kernels.jsonl of a phase: a file of the spec, or lines built from
+ * {"row", "calls", "kernels": [{"kernel", "variant", "ns"}], "error"}
+ * (ns per call; each kernel launched once a call). */
+static int write_kernels(const char *cell_dir, const char *sdir, const json_t *spec, struct cb_err *err)
+{
+	struct cb_buf b = CB_BUF_INIT;
+	char *path = cb_path_join(cell_dir, "kernels.jsonl");
+	const json_t *r, *k;
+	size_t i, j;
+	int rc;
+
+	if (!path)
+		return cb_fail(err, "out of memory");
+	if (json_is_string(spec)) {
+		rc = copy_spec_file(sdir, json_string_value(spec), path, err);
+		free(path);
+		return rc;
+	}
+	json_array_foreach(spec, i, r) {
+		long long calls = cb_json_int(r, "calls", 10), span = 0, launches = 0;
+		json_t *ks = json_array(), *line;
+		char *text;
+
+		json_array_foreach(json_object_get(r, "kernels"), j, k) {
+			long long ns = cb_json_int(k, "ns", 1000);
+			const char *variant = cb_json_str(k, "variant");
+			span += ns * calls;
+			launches += variant ? calls : 0;
+			json_array_append_new(ks, json_pack("{s:s, s:s?, s:I, s:I, s:I, s:I}", "kernel", cb_json_str(k, "kernel"),
+							    "variant", variant, "launches", (json_int_t)calls, "total_ns",
+							    (json_int_t)(ns * calls), "min_ns", (json_int_t)ns, "max_ns",
+							    (json_int_t)ns));
+		}
+		line = json_pack("{s:I, s:s?, s:o, s:I, s:s, s:I, s:s, s:I}", "calls", (json_int_t)calls, "error",
+				 cb_json_str(r, "error"), "kernels", ks, "launches", (json_int_t)launches, "row",
+				 cb_json_str(r, "row"), "span_ns", (json_int_t)span, "timer", "graph", "wall_ns", (json_int_t)0);
+		text = json_dumps(line, JSON_SORT_KEYS | JSON_COMPACT);
+		cb_buf_addf(&b, "%s\n", text);
+		free(text);
+		json_decref(line);
+	}
+	rc = write_text(path, b.data ? b.data : "", err);
+	cb_buf_release(&b);
+	free(path);
+	return rc;
+}
+
+/* ir/resources.tsv of a phase: a file of the spec, or rows built from
+ * [{"variant", "kernel", "n_regs", "n_spills", "shared", "num_stages",
+ * "num_warps"}] (a field left out is unknown, '-'). */
+static int write_resources(const char *cell_dir, const char *sdir, const json_t *spec, struct cb_err *err)
+{
+	static const char *const fields[] = { "n_regs", "n_spills", "shared", "num_stages", "num_warps" };
+	struct cb_buf b = CB_BUF_INIT;
+	char *irdir = cb_path_join(cell_dir, "ir"), *path = irdir ? cb_path_join(irdir, "resources.tsv") : NULL;
+	const json_t *v;
+	size_t i, f;
+	int rc = -1;
+
+	if (!path || cb_mkdir_p(irdir, 0755, err) < 0)
+		goto out;
+	if (json_is_string(spec)) {
+		rc = copy_spec_file(sdir, json_string_value(spec), path, err);
+		goto out;
+	}
+	cb_buf_adds(&b, "variant\tkernel\tn_regs\tn_spills\tshared\tnum_stages\tnum_warps\n");
+	json_array_foreach(spec, i, v) {
+		cb_buf_addf(&b, "%s\t%s", cb_json_str(v, "variant"), cb_json_str(v, "kernel"));
+		for (f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+			if (json_is_integer(json_object_get(v, fields[f])))
+				cb_buf_addf(&b, "\t%lld", (long long)cb_json_int(v, fields[f], 0));
+			else
+				cb_buf_adds(&b, "\t-");
+		cb_buf_adds(&b, "\n");
+	}
+	rc = write_text(path, b.data, err);
+out:
+	if (rc < 0 && !err->msg[0])
+		cb_fail(err, "out of memory");
+	cb_buf_release(&b);
+	free(irdir);
+	free(path);
+	return rc;
+}
+
 /* One phase of one cell: its receipt (outcome) and what the worker left. */
 static int write_phase(const char *task_dir, const char *sdir, const char *task, enum cb_phase p,
 		       const struct cb_cell *cell, const json_t *spec, struct cb_err *err)
@@ -162,6 +259,12 @@ static int write_phase(const char *task_dir, const char *sdir, const char *task,
 		goto out;
 	if (json_is_object(spec) && json_object_get(spec, "timing") &&
 	    write_timing(dir, json_object_get(spec, "timing"), err) < 0)
+		goto out;
+	if (json_is_object(spec) && json_object_get(spec, "kernels") &&
+	    write_kernels(dir, sdir, json_object_get(spec, "kernels"), err) < 0)
+		goto out;
+	if (json_is_object(spec) && json_object_get(spec, "resources") &&
+	    write_resources(dir, sdir, json_object_get(spec, "resources"), err) < 0)
 		goto out;
 	json_object_set_new(r, "task", json_string(task));
 	json_object_set_new(r, "cell", json_string(cell->name));

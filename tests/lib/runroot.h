@@ -14,7 +14,13 @@
  *                      "converts": 3} | {..., "ttgir": "<file, relative to the spec>"}
  *                     | {"variant": "V", "no_ir": true} | {"variant": "V", "no_row": true, "converts": 1}],
  *              "timing": [{"row": "r", "ns": 20000, "n": 7, "timer": "graph"}
- *                         | {"row": "r", "samples": [..], "timer": "direct"}]},
+ *                         | {"row": "r", "samples": [..], "timer": "direct"}],
+ *              "kernels": "<kernels.jsonl, relative to the spec>"
+ *                         | [{"row": "r", "calls": 10, "error": "...",
+ *                             "kernels": [{"kernel": "k", "variant": "V" | null, "ns": 900}]}],
+ *              "resources": "<resources.tsv, relative to the spec>"
+ *                           | [{"variant": "V", "kernel": "k", "n_regs": 96, "n_spills": 0,
+ *                                "shared": 0, "num_stages": 3, "num_warps": 4}]},
  *        "b": {...}}}}]}
  * Phase objects may be a bare outcome string ("timeout"). "wall_ms" of a
  * task or a phase is written as the wall_ns of its task.json or cell.json

@@ -104,9 +104,13 @@ def test_ir_meta_counts_each_request_alone(tmp_path):
     assert _index(tmp_path / "r1") == [header, f"{a}\tk_a\t3\t0"]
     assert _index(tmp_path / "r2") == [header] + sorted([f"{a}\tk_a\t1\t0", f"{b}\tk_b\t2\t0"])
     assert _index(tmp_path / "r3") == [header]
-    assert sorted(os.listdir(tmp_path / "r1" / "ir")) == sorted([a, "index.tsv"])
-    assert sorted(os.listdir(tmp_path / "r2" / "ir")) == sorted([a, b, "index.tsv"])
-    assert os.listdir(tmp_path / "r3" / "ir") == ["index.tsv"]
+    assert sorted(os.listdir(tmp_path / "r1" / "ir")) == sorted([a, "index.tsv", "resources.tsv"])
+    assert sorted(os.listdir(tmp_path / "r2" / "ir")) == sorted([a, b, "index.tsv", "resources.tsv"])
+    assert sorted(os.listdir(tmp_path / "r3" / "ir")) == ["index.tsv", "resources.tsv"]
+    # loaded by hand, with no CompiledKernel behind the hook and no JSON metadata: nothing is known
+    header = "variant\tkernel\tn_regs\tn_spills\tshared\tnum_stages\tnum_warps"
+    assert (tmp_path / "r2" / "ir" / "resources.tsv").read_text().splitlines() == [header] + sorted(
+        [f"{a}\tk_a\t-\t-\t-\t-\t-", f"{b}\tk_b\t-\t-\t-\t-\t-"])
     assert (tmp_path / "r2" / "ir" / b / "k_b.ttgir").read_text() == "b.ttgir"
     assert out.count("launches of kernels loaded before the hook was attached: k_c;") == 1, out
 

@@ -2,8 +2,10 @@
  * A case gives only what differs from a passing task: correct [b, c, k]
  * (default all 1), joinable (default true), topology [b, c, k], orders a and
  * b as [point, lo, hi, aa, aa_lo, aa_hi] or null, harness [code, reason],
- * gain and regression (default 0.05 / -0.03); expect [verdict, code], and
- * optionally reason_has, a phrase the reason must contain. The cases of
+ * gain and regression (default 0.05 / -0.03), kernels {saved, unchanged,
+ * changed, top} (where the profiled GPU time moved; default unknown);
+ * expect [verdict, code], and optionally reason_has, a phrase the reason
+ * must contain, and reason_lacks, one it must not. The cases of
  * "undecided" check cb_order_undecided on order a. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,6 +46,14 @@ static void facts_from_case(const json_t *c, struct cb_facts *f)
 		f->topology[i] = v ? json_integer_value(json_array_get(v, (size_t)i)) : 0;
 	}
 	f->joinable = !json_is_false(json_object_get(c, "joinable"));
+	v = json_object_get(c, "kernels");
+	if (v) {
+		f->kernels.known = 1;
+		f->kernels.saved = json_number_value(json_object_get(v, "saved"));
+		f->kernels.unchanged = json_number_value(json_object_get(v, "unchanged"));
+		f->kernels.changed = (size_t)json_integer_value(json_object_get(v, "changed"));
+		f->kernels.top = strdup(json_string_value(json_object_get(v, "top")));
+	}
 	if (!f->joinable)
 		f->unjoinable = strdup("candidate: variant V: no row in ir/index.tsv");
 	for (i = 0; i < CB_NORDERS; i++) {
@@ -76,6 +86,9 @@ static void golden_case(void **state)
 	if (json_object_get(c, "reason_has") && !strstr(v.reason, json_string_value(json_object_get(c, "reason_has"))))
 		fail_msg("%s: reason '%s' does not say '%s'", json_string_value(json_object_get(c, "name")), v.reason,
 			 json_string_value(json_object_get(c, "reason_has")));
+	if (json_object_get(c, "reason_lacks") && strstr(v.reason, json_string_value(json_object_get(c, "reason_lacks"))))
+		fail_msg("%s: reason '%s' says '%s'", json_string_value(json_object_get(c, "name")), v.reason,
+			 json_string_value(json_object_get(c, "reason_lacks")));
 	cb_verdict_release(&v);
 	cb_facts_release(&f);
 }

@@ -520,4 +520,4 @@ def __getattr__(name):
     raise AttributeError(f"the fake torch has no {name}")
 
 
-from . import nn, testing  # noqa: E402  (after Tensor, which they use)
+from . import nn, profiler, testing  # noqa: E402  (after Tensor and cuda, which they use)

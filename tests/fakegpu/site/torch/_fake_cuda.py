@@ -11,7 +11,14 @@ leaves its capture stream current (torch.cuda.graph restores the stream
 only after capture_end, which raises)."""
 
 import contextlib
+import os
+import threading
 import types
+
+# The name a kernel launched with no name of its own gets (torch's own
+# kernels, the stand-ins of tests); Triton's kernels carry their own.
+NON_TRITON_KERNEL = ("void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctorOnSelf_add<c10::Half>, "
+                     "std::array<char*, 2ul> >(int, at::native::CUDAFunctorOnSelf_add<c10::Half>, std::array<char*, 2ul>)")
 
 
 class FakeCuda:
@@ -24,6 +31,8 @@ class FakeCuda:
     def __init__(self, capture_error=None):
         self.now = 0.0
         self.capturing = None
+        self.profiler = None
+        self.correlation = 0
         self.capture_error = capture_error
         cuda = self
 
@@ -41,15 +50,18 @@ class FakeCuda:
                 pass
 
         class CUDAGraph:
+            """The kernels captured, (name, ms) each; a replay runs them in capture order."""
+
             def __init__(self):
-                self.ms = 0.0
                 self.kernels = []
 
             def replay(self):
-                cuda.now += self.ms + sum(k() for k in self.kernels)
+                cuda.runtime_call("cudaGraphLaunch")
+                for name, ms in self.kernels:
+                    cuda.execute(name, ms() if callable(ms) else ms)
 
             def reset(self):
-                self.ms, self.kernels = 0.0, []
+                self.kernels = []
 
         class GeneratorState:
             def __init__(self, capturing=False):
@@ -90,20 +102,32 @@ class FakeCuda:
         self.capture_stream = None
         self.invalidated = False
 
-    def run(self, ms, stream=None):
-        """One kernel launch lasting ms (a number, or a callable giving it), on
-        stream (default: the current one)."""
+    def run(self, ms, stream=None, name=NON_TRITON_KERNEL):
+        """One kernel launch named name lasting ms (a number, or a callable
+        giving it), on stream (default: the current one)."""
         if self.capturing is not None and stream is not None and stream is not self.capture_stream:
             # queued outside the capture: it runs now, and the capture is invalid
             self.invalidated = True
-            self.now += ms() if callable(ms) else ms
+            self.runtime_call("cudaLaunchKernel")
+            self.execute(name, ms() if callable(ms) else ms)
         elif self.capturing is not None:
-            if callable(ms):
-                self.capturing.kernels.append(ms)
-            else:
-                self.capturing.ms += ms
+            self.capturing.kernels.append((name, ms))
         else:
-            self.now += ms() if callable(ms) else ms
+            self.runtime_call("cudaLaunchKernel")
+            self.execute(name, ms() if callable(ms) else ms)
+
+    def execute(self, name, ms):
+        """A kernel runs on the device: the clock advances, and a profiler that is on records it."""
+        start = self.now
+        self.now += ms
+        if self.profiler is not None:
+            self.profiler.kernel(name, start, self.now, self.correlation)
+
+    def runtime_call(self, name):
+        """A CUDA runtime call of the host (a launch): what a profiler correlates the kernels with."""
+        self.correlation += 1
+        if self.profiler is not None:
+            self.profiler.runtime(name, self.now, self.correlation)
 
     @contextlib.contextmanager
     def graph(self, graph, pool=None, stream=None):
@@ -173,3 +197,107 @@ class FakeCuda:
 
     def empty_cache(self):
         pass
+
+
+class DeviceType:
+    """torch.autograd.DeviceType as a kineto event gives it: an enum member with a name."""
+
+    class Member:
+        def __init__(self, name):
+            self.name = name
+
+        def __repr__(self):
+            return f"DeviceType.{self.name}"
+
+    CPU = Member("CPU")
+    CUDA = Member("CUDA")
+
+
+# Kineto's clock is the host's, in ns since the epoch; the fake's starts here.
+EPOCH_NS = 1_767_225_600_000_000_000
+
+
+class KinetoEvent:
+    """One record of a finished profile (torch's _KinetoEvent), as the H200's
+    are (tests/data/kernels/h200): a host runtime call (device type CPU, the
+    process and thread as device index and resource), or a kernel on the
+    device (CUDA, device 0, its stream as resource) that carries the
+    correlation id of the call that launched it (for a graph's kernels, the
+    cudaGraphLaunch)."""
+
+    def __init__(self, name, device_type, start_ms, end_ms, correlation):
+        self._name, self._type = name, device_type
+        self._start, self._end = EPOCH_NS + int(round(start_ms * 1e6)), EPOCH_NS + int(round(end_ms * 1e6))
+        self._correlation = correlation
+
+    def name(self):
+        return self._name
+
+    def device_type(self):
+        return self._type
+
+    def device_index(self):
+        return 0 if self._type is DeviceType.CUDA else os.getpid()
+
+    def device_resource_id(self):
+        return 7 if self._type is DeviceType.CUDA else threading.get_native_id()
+
+    def start_ns(self):
+        return self._start
+
+    def end_ns(self):
+        return self._end
+
+    def duration_ns(self):
+        return self._end - self._start
+
+    def correlation_id(self):
+        return self._correlation
+
+    def linked_correlation_id(self):
+        return 0
+
+
+class Recording:
+    """What one profiling session of the fake device gathers."""
+
+    def __init__(self):
+        self.events = []
+
+    def kernel(self, name, start_ms, end_ms, correlation):
+        self.events.append(KinetoEvent(name, DeviceType.CUDA, start_ms, end_ms, correlation))
+
+    def runtime(self, name, now_ms, correlation):
+        self.events.append(KinetoEvent(name, DeviceType.CPU, now_ms, now_ms + 0.002, correlation))
+
+
+def profiler_module(cuda):
+    """torch.profiler over the fake device: profile(activities=[...]) records, while on,
+    every runtime call and kernel of cuda; once it has exited its events are
+    prof.profiler.kineto_results.events(), as torch's are."""
+
+    class ProfilerActivity:
+        CPU = "ProfilerActivity.CPU"
+        CUDA = "ProfilerActivity.CUDA"
+
+    class profile:
+        def __init__(self, activities=None, **kwargs):
+            self.activities = list(activities or [ProfilerActivity.CPU, ProfilerActivity.CUDA])
+            self.profiler = None
+
+        def __enter__(self):
+            if cuda.profiler is not None:
+                raise RuntimeError("Can't disable Kineto profiler when it's not running")
+            cuda.profiler = Recording()
+            return self
+
+        def __exit__(self, *exc):
+            recording, cuda.profiler = cuda.profiler, None
+            kept = [e for e in recording.events
+                    if (e.device_type() is DeviceType.CUDA) == (ProfilerActivity.CUDA in self.activities)
+                    or e.device_type() is DeviceType.CPU]
+            results = types.SimpleNamespace(events=lambda: list(kept))
+            self.profiler = types.SimpleNamespace(kineto_results=results)
+            return False
+
+    return types.SimpleNamespace(profile=profile, ProfilerActivity=ProfilerActivity, DeviceType=DeviceType)

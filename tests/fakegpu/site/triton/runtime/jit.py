@@ -19,6 +19,7 @@ to the next (_Noise), so that identical cells time alike but not
 identically, and the drift between requests is what separates them."""
 
 import base64
+import collections
 import hashlib
 import inspect
 import json
@@ -33,6 +34,9 @@ from .._C.libtriton import passes
 from ..backends.compiler import Language
 
 _handles = iter(range(0x7F0000001000, 1 << 62, 0x100))
+# The fields of a compiled kernel's metadata that caliber reads (Triton's is a namedtuple of every key).
+_KernelMetadata = collections.namedtuple("KernelMetadata", ["hash", "name", "num_ctas", "num_stages", "num_warps",
+                                                            "shared"])
 
 
 class _LaunchMetadata:
@@ -115,16 +119,22 @@ def _ttgir(src, converts, metadata):
 
 
 class CompiledKernel:
-    """One specialization, compiled and loaded."""
+    """One specialization, compiled, then loaded by _init_handles as Triton 3.6
+    loads it: the module, function and the registers and spills the driver
+    reports are set, then kernel_load_end_hook is called from there. Its
+    resources follow from what it holds: shared memory from its stages and
+    dots, registers (per thread) from its warps and converts, spills once
+    registers pass 255."""
 
     def __init__(self, jit, key, options):
         self.name = jit.__name__
         self.jit = jit
         digest = hashlib.sha256(f"{jit.fn.__module__}.{jit.fn.__qualname__}\n{jit.src}\n{key!r}".encode())
         self.hash = digest.hexdigest()
-        self.function = next(_handles)
+        self.module = self.function = None
+        stages = options.get("num_stages", 3)
         metadata = {"hash": self.hash, "name": self.name, "num_warps": options.get("num_warps", 4),
-                    "num_stages": options.get("num_stages", 3), "num_ctas": 1}
+                    "num_stages": stages, "num_ctas": 1, "shared": 16384 * stages * min(jit.dots, 2)}
         stages = {"ttir": lambda src, md: src, "ttgir": None, "llir": None, "ptx": None, "cubin": None}
         backend = Backend()
         stages["ttgir"] = lambda src, md: backend.make_ttgir(src, md, options, 90)
@@ -135,7 +145,18 @@ class CompiledKernel:
         ttgir = stages["ttgir"](src, metadata)
         self.converts = metadata["converts"]
         self.group = self._write(ttgir, metadata)
-        knobs.runtime.kernel_load_end_hook(None, self.function, self.name, self.group, self.hash)
+        self.metadata = _KernelMetadata(**{f: metadata[f] for f in _KernelMetadata._fields})
+        self._init_handles()
+
+    def _init_handles(self):
+        """Load the kernel (once): its handles and resources, then kernel_load_end_hook."""
+        if self.function is not None:
+            return
+        self.module, self.function = f"module-{self.hash[:8]}", next(_handles)
+        regs = 40 + 8 * self.metadata.num_warps + 24 * self.converts
+        self.n_regs, self.n_spills = min(regs, 255), max(0, regs - 255) * 4
+        self.n_max_threads = 1024
+        knobs.runtime.kernel_load_end_hook(self.module, self.function, self.name, self.group, self.hash)
 
     def _write(self, ttgir, metadata):
         """The cache folder Triton would write: <cache>/<base32(hash)>/<name>.{ttgir,json}."""
@@ -228,7 +249,7 @@ class JITFunction:
         for t in tensors:
             t._written = True
         base = _cost_ms(kernel, tensors, options)
-        torch.cuda.run(lambda: base * _Noise.factor())
+        torch.cuda.run(lambda: base * _Noise.factor(), name=kernel.name)
         knobs.runtime.launch_exit_hook(_LaunchMetadata({"function": kernel.function, "name": kernel.name}))
         return kernel
 
