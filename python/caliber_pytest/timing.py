@@ -14,7 +14,9 @@ when it still is (the runner's accounting leaves it out). Each row, with the
 timer used, why, the clocks around and during it and how it was paced, is
 appended to <cell dir>/timing.jsonl. Other plugins time a row with
 measure(config, ...), config being the request's pytest config (compat
-does)."""
+does). In the compile-only pass of run --prescreen (CALIBER_PHASE=screen)
+a row is only called as its warm-up calls it, so that it compiles and
+launches what it would time, and nothing is timed or written."""
 
 import os
 
@@ -38,6 +40,7 @@ class _State:
         self.reason = reason
         self.torch = torch
         self.rows = set()
+        self.compile_only = os.environ.get("CALIBER_PHASE") == "screen"
         self.nvml = _nvml.handle(_nvml.device_uuid(torch.cuda.get_device_properties(0)))
         top = _nvml.max_sm_mhz(self.nvml)
         self.floor_mhz = int(top * timer["throttle_floor"]) if top else None
@@ -152,6 +155,19 @@ def _warm(state, fn):
     return _timing_rows.choose_calls(estimate_ms, timer["rep_ms"] / timer["repeats"])
 
 
+def _compile_only(state, fn, nodeid, label, shape, dtype, extra):
+    """A row of the compile-only pass: fn called as many times as a timed row's
+    warm-up starts with (compile, then warm: its kernels launch as often as in
+    that warm-up, against the same launch floor), and once more through device
+    events, so that a caller computing from the row gets a number. Neither
+    rested nor written: the row is not a measurement."""
+    for _ in range(_timing_rows.WARMUP_CALLS):
+        fn()
+    elapsed = _event_times(state.torch, 1, fn)
+    return _timing_rows.make_row(nodeid, label, _timing_rows.samples_ns(elapsed, 1), "direct",
+                                 "compile-only pass: not timed", 1, shape=shape, dtype=dtype_name(dtype), extra=extra)
+
+
 def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
     """Time fn as one benchmark row of the request whose pytest config is config,
     append the row to its timing.jsonl and return it: rested first, measured
@@ -163,6 +179,8 @@ def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
     if key in state.rows:
         raise ValueError(f"caliber_pytest.{PLUGIN}: row {key} is timed twice in one request")
     state.rows.add(key)
+    if state.compile_only:
+        return _compile_only(state, fn, nodeid, label, shape, dtype, extra)
 
     rests = [_clocks.pace(state.nvml)]
     attempts = [_attempt(state, fn)]
