@@ -110,6 +110,7 @@ static void child_argv(const struct cb_run_opts *o, const char *self, const stru
 		av[n++] = "--stop-after"; av[n++] = stop_after;
 	}
 	if (o->isolate) { av[n++] = "--isolate"; av[n++] = "task"; }
+	if (o->prescreen) av[n++] = "--prescreen";
 	if (o->allow_dirty) av[n++] = "--allow-dirty-harness";
 	if (o->quiet) av[n++] = "--quiet";
 	if (o->json_progress) av[n++] = "--json-progress";

@@ -84,6 +84,11 @@ static int first_difference(const struct cb_task_result *a, const struct cb_task
 				 cb_role_name((enum cb_role)r), a->topology[r], b->topology[r]);
 			return 1;
 		}
+	if (a->identical != b->identical) {
+		snprintf(out, cap, "task %s: identical by construction sealed %s, recomputed %s", a->id,
+			 a->identical ? "yes" : "no", b->identical ? "yes" : "no");
+		return 1;
+	}
 	return 0;
 }
 
@@ -189,9 +194,9 @@ static void account_task(const struct account_job *job, size_t i)
 		pair->failed = 2;
 		return;
 	}
-	/* The new floor changes topology facts only. */
-	cb_task_account_rescope(&acc, job->m, job->floor);
-	bad = cb_task_result_fill(&acc, pair->sealed.op, &pair->derived, &pair->err) < 0;
+	/* The new floor changes topology facts only (and the identity resting on them). */
+	bad = cb_task_account_rescope(&acc, job->m, job->floor, &pair->err) < 0 ||
+	      cb_task_result_fill(&acc, pair->sealed.op, &pair->derived, &pair->err) < 0;
 	pair->excluded = excluded_json(&acc.ev);
 	cb_task_account_release(&acc);
 	if (bad)

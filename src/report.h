@@ -127,6 +127,13 @@ void cb_report_fmt_timer(const struct cb_task_result *r, const char *none, char 
 void cb_report_fmt_topology_col(const struct cb_report_task *t, int md, char *out, size_t cap);
 size_t cb_report_count_verdict(const struct cb_report *rp, char v, int sealed);
 
+/* The free A/A and the pre-screen of the run, in words (SPEC section 19),
+ * from the sealed results: aa "A/A (identical binaries): k of n
+ * identical-by-construction tasks exclude zero (...)", screen "pre-screen
+ * on: N of M tasks not timed (identical binaries)"; "" for what does not
+ * apply (a run without binary digests, or without --prescreen). */
+void cb_report_fmt_identity(const struct cb_report *rp, char *aa, size_t aa_cap, char *screen, size_t screen_cap);
+
 /* The geometric mean of 1 + effect over the timed tasks whose shown
  * verdict is v (0: every timed task), less 1, in ppm; *n says over how
  * many (0: none, and the mean is 0). */

@@ -161,6 +161,27 @@ static void h_cell_compilers(struct cb_buf *b, const json_t *cells)
 	}
 }
 
+/* The free A/A of identical binaries and the pre-screen, a fact each when
+ * it applies. */
+static void h_identity(struct cb_buf *b, const struct cb_report *rp)
+{
+	char aa[256], screen[160];
+
+	cb_report_fmt_identity(rp, aa, sizeof(aa), screen, sizeof(screen));
+	if (aa[0]) {
+		h_fact_open(b, "A/A");
+		cb_buf_adds(b, "<span id=\"aa-identical\">");
+		cb_html_esc(b, aa + strlen("A/A "));
+		cb_buf_adds(b, "</span></td></tr>\n");
+	}
+	if (screen[0]) {
+		h_fact_open(b, "pre-screen");
+		cb_buf_adds(b, "<span id=\"prescreen\">");
+		cb_html_esc(b, screen + strlen("pre-screen "));
+		cb_buf_adds(b, "</span></td></tr>\n");
+	}
+}
+
 /* The header: campaign, seal, derived run, sources, device, timer, plugin
  * plan, thresholds, who ran it, and links to the run's own receipts. */
 static void h_header(struct cb_buf *b, const struct cb_report *rp)
@@ -251,6 +272,7 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 		cb_html_esc(b, cb_json_str(doc, "production_default_policy"));
 	}
 	cb_buf_adds(b, "</td></tr>\n");
+	h_identity(b, rp);
 	h_fact_open(b, "run by");
 	cb_buf_adds(b, "caliber ");
 	h_json_inline(b, caliber);

@@ -32,6 +32,12 @@ static const char run_about[] =
 	"listed device in parallel, each a caliber run of its own pinned through the\n"
 	"backend's visibility variable and preflighted on its device (all before any\n"
 	"starts), into OUTPUT.shards/<K>, and merges them into --output-root.\n"
+	"--prescreen: after correctness passed in every cell, a compile-only pass of\n"
+	"the benchmark rows (phase screen: each row called as its warm-up calls it,\n"
+	"nothing timed) in every cell; a task whose launched kernels are then\n"
+	"identical in every cell (binary, TTGIR without locations, launch\n"
+	"configuration, autotune decisions) is not timed: verdict B, code\n"
+	"identical-binaries, its digests in its receipt. Without it every task is timed.\n"
 	"Exit status: 0 for a completed campaign whatever its verdicts, unless\n"
 	"--fail-on VERDICTS (e.g. K,R,X) names one that occurred (exit 5).";
 
@@ -42,7 +48,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
 	const char *fail_on = NULL, *deadline = NULL, *sign_key = NULL, *shard = NULL, *devices = NULL;
 	long long stop_after = 0;
-	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0;
+	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0, prescreen = 0;
 	struct cb_args args = CB_ARGS_INIT;
 	int rc;
 	const struct cb_opt opts[] = {
@@ -56,6 +62,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing that would end S seconds after the start" },
 		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
 		{ "isolate", CB_OPT_STR, &isolate, "task", "a fresh worker per task, cell and phase" },
+		{ "prescreen", CB_OPT_FLAG, &prescreen, NULL, "time no task whose binaries are identical in every cell" },
 		{ "shard", CB_OPT_STR, &shard, "K/N", "run only shard K of N (tasks dealt by budget, longest first)" },
 		{ "devices", CB_OPT_STR, &devices, "LIST", "one shard per device (e.g. 0,1,2,3), in parallel, then merge" },
 		{ "preflight-only", CB_OPT_FLAG, &preflight_only, NULL, "run the preflights and stop (exit 0 or 3), writing nothing" },
@@ -91,7 +98,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	} else {
 		o = (struct cb_run_opts){ manifest, matrix, build_root, corpus, output, worker, backends, device, python,
 					  fail_on, deadline, stop_after, isolate != NULL, resume, quiet, json_progress,
-					  allow_dirty, argc, argv, sign_key, { 0, 0 }, preflight_only };
+					  allow_dirty, argc, argv, sign_key, { 0, 0 }, preflight_only, prescreen };
 		if (devices)
 			rc = cb_run_devices(&o, devices, err);
 		else if (!shard || cb_shard_parse(shard, "--shard", &o.shard, err) == 0)

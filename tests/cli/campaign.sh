@@ -5,7 +5,8 @@
 #   run SEL OUT [ARGS...]        caliber run of selection SEL into OUT (through $RUN_WRAP
 #                                when set, e.g. "timeout 300" where an old binary could hang)
 #   run_bg SEL OUT [ARGS...]     the same through exec, for the background
-#   verdicts OUT                 task,verdict,code of each task
+#   verdicts OUT                 task,verdict,code of each task (not the free A/A row of
+#                                identical binaries: t0930 checks that)
 #   make_all                     a sealed canary, then frozen/cpu-test-all
 D="$CALIBER_ROOT/tests/data/campaign-cpu"
 W="$CALIBER_ROOT/tests/workers"
@@ -31,7 +32,7 @@ run_bg() {
 		--build-root "$D/compiler" --corpus "$D/corpus" --output-root $out --backends "$CALIBER_ROOT/tests/backends" \
 		--python $PY $DIRTY "$@"
 }
-verdicts() { cut -d, -f1,3,4 "$1/matrix.csv" | tr -d "\r"; }
+verdicts() { cut -d, -f1,3,4 "$1/matrix.csv" | tr -d "\r" | grep -v "^A/A,"; }
 make_all() {
 	make_frozen && run canary canary --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --selection all \

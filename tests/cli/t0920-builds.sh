@@ -72,7 +72,7 @@ test_expect_success 'two builds: each cell runs its own compiler, and the verdic
 	run out >stdout &&
 	grep -qx "preflight: sources: ok (compiler $D/compiler, corpus $D/corpus, harness $CALIBER_ROOT${DIRTY:+ (--allow-dirty-harness: harness not checked)}, cell patched $B/patched (cells\[0\].compiler), cell patched-ctl $B/patched (cells\[1\].compiler, as cell patched), cell stock $D/compiler (cells\[2\].compiler))" stdout &&
 	grep -qx "preflight: imports: ok (cell patched: fakecompiler -> $B/patched/fakecompiler/__init__.py; cell patched-ctl: fakecompiler -> $B/patched/fakecompiler/__init__.py; cell stock: fakecompiler -> $D/compiler/fakecompiler/__init__.py)" stdout &&
-	printf "%s\n" task,verdict gain,G same,B flat,C slow,R wrong,K >want && cut -d, -f1,3 out/matrix.csv | tr -d "\r" >got &&
+	printf "%s\n" task,verdict gain,G same,B flat,C slow,R wrong,K A/A, >want && cut -d, -f1,3 out/matrix.csv | tr -d "\r" >got &&
 	cmp want got && $CALIBER verify out >/dev/null &&
 	switches sw && cmp sw/matrix.csv out/matrix.csv &&
 	grep -q "^builds: gain candidate a runs $D/compiler/fakecompiler/__init__.py (candidate build)" out/tasks/gain/cells/a-stock/worker.log &&

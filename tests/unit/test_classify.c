@@ -2,7 +2,8 @@
  * A case gives only what differs from a passing task: correct [b, c, k]
  * (default all 1), joinable (default true), topology [b, c, k], orders a and
  * b as [point, lo, hi, aa, aa_lo, aa_hi] or null, harness [code, reason],
- * gain and regression (default 0.05 / -0.03); expect [verdict, code], and
+ * gain and regression (default 0.05 / -0.03), screened (run --prescreen
+ * left it untimed, identical binaries; with identity_reason); expect [verdict, code], and
  * optionally reason_has, a phrase the reason must contain. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,6 +44,9 @@ static void facts_from_case(const json_t *c, struct cb_facts *f)
 		f->topology[i] = v ? json_integer_value(json_array_get(v, (size_t)i)) : 0;
 	}
 	f->joinable = !json_is_false(json_object_get(c, "joinable"));
+	f->screened = f->identical = json_is_true(json_object_get(c, "screened"));
+	if (json_object_get(c, "identity_reason"))
+		f->identity_reason = strdup(json_string_value(json_object_get(c, "identity_reason")));
 	if (!f->joinable)
 		f->unjoinable = strdup("candidate: variant V: no row in ir/index.tsv");
 	for (i = 0; i < CB_NORDERS; i++) {
