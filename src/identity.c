@@ -12,9 +12,9 @@
 
 /* ---- ir/binaries.tsv ---------------------------------------------------- */
 
-#define BIN_NCOLS 6
+#define BIN_NCOLS 7
 static const char *const bin_columns[BIN_NCOLS] = {
-	"variant", "kernel", "binary", "binary_sha256", "ttgir_sha256", "launch"
+	"variant", "kernel", "binary", "binary_sha256", "code_sha256", "ttgir_sha256", "launch"
 };
 
 /* Longest field quoted in a message; the rest is cut. */
@@ -65,14 +65,14 @@ static int add_binary(struct cb_binaries *b, const char *f[BIN_NCOLS], const siz
 		      size_t line, struct cb_err *err)
 {
 	struct cb_binary *r = &b->rows[b->n];
-	char **dst[BIN_NCOLS] = { &r->variant, &r->kernel, &r->binary, &r->binary_sha256, &r->ttgir_sha256,
-				  &r->launch };
+	char **dst[BIN_NCOLS] = { &r->variant, &r->kernel, &r->binary, &r->binary_sha256, &r->code_sha256,
+				  &r->ttgir_sha256, &r->launch };
 	size_t i;
 
 	for (i = 0; i < BIN_NCOLS; i++)
 		if (!fn[i])
 			return cb_fail(err, "%s:%zu: %s is empty", path, line, bin_columns[i]);
-	for (i = 3; i < 5; i++)
+	for (i = 3; i < 6; i++)
 		if (!is_digest(f[i], fn[i]))
 			return cb_fail(err, "%s:%zu: %s: '%.*s' is neither '-' nor a sha256 (64 lowercase hex digits)",
 				       path, line, bin_columns[i], quote_len(fn[i]), f[i]);
@@ -124,9 +124,9 @@ int cb_binaries_parse(const char *buf, size_t len, const char *path, struct cb_b
 
 	memset(b, 0, sizeof(*b));
 	if (!len)
-		return cb_fail(err, "%s: empty file, expected the header %s, %s, %s, %s, %s, %s (tab-separated)", path,
-			       bin_columns[0], bin_columns[1], bin_columns[2], bin_columns[3], bin_columns[4],
-			       bin_columns[5]);
+		return cb_fail(err, "%s: empty file, expected the header %s, %s, %s, %s, %s, %s, %s (tab-separated)",
+			       path, bin_columns[0], bin_columns[1], bin_columns[2], bin_columns[3], bin_columns[4],
+			       bin_columns[5], bin_columns[6]);
 	for (p = buf; p < end; p++)
 		nlines += *p == '\n';
 	if (!(b->rows = calloc(nlines + 1, sizeof(*b->rows))))
@@ -193,6 +193,7 @@ void cb_binaries_release(struct cb_binaries *b)
 		free(b->rows[i].kernel);
 		free(b->rows[i].binary);
 		free(b->rows[i].binary_sha256);
+		free(b->rows[i].code_sha256);
 		free(b->rows[i].ttgir_sha256);
 		free(b->rows[i].launch);
 	}
@@ -303,23 +304,24 @@ void cb_identity_cell_release(struct cb_identity_cell *c)
 
 /* ---- comparing cells ----------------------------------------------------- */
 
-/* Kernels in the order they are matched: name, binary, TTGIR, launch, and
+/* Kernels in the order they are matched: name, code, TTGIR, launch, and
  * the variant last (it may differ between identical kernels). */
 static int cmp_kernel(const void *x, const void *y)
 {
 	const struct cb_binary *a = ((const struct cb_identity_kernel *)x)->b, *b = ((const struct cb_identity_kernel *)y)->b;
 	int c;
 
-	if ((c = strcmp(a->kernel, b->kernel)) || (c = strcmp(a->binary_sha256, b->binary_sha256)) ||
+	if ((c = strcmp(a->kernel, b->kernel)) || (c = strcmp(a->code_sha256, b->code_sha256)) ||
 	    (c = strcmp(a->ttgir_sha256, b->ttgir_sha256)) || (c = strcmp(a->launch, b->launch)))
 		return c;
 	return strcmp(a->variant, b->variant);
 }
 
-/* Whether two kernels match (all but the variant name). */
+/* Whether two kernels match (all but the variant name and the binary
+ * file's own digest, which sees its debug sections). */
 static int same_kernel(const struct cb_binary *a, const struct cb_binary *b)
 {
-	return strcmp(a->kernel, b->kernel) == 0 && strcmp(a->binary_sha256, b->binary_sha256) == 0 &&
+	return strcmp(a->kernel, b->kernel) == 0 && strcmp(a->code_sha256, b->code_sha256) == 0 &&
 	       strcmp(a->ttgir_sha256, b->ttgir_sha256) == 0 && strcmp(a->launch, b->launch) == 0;
 }
 
@@ -358,9 +360,9 @@ static int measured(const struct cb_identity_cell *c, const struct cb_topology *
 		if (!(b = find_binary(&c->bins, v->name)))
 			return say(id, cb_strdupf("cell %s: variant %s (kernel %s) has no row in ir/binaries.tsv", cell,
 						  v->name, v->kernel), err) ? -1 : 1;
-		if (strcmp(b->binary_sha256, CB_BINARY_NONE) == 0 || strcmp(b->ttgir_sha256, CB_BINARY_NONE) == 0)
+		if (strcmp(b->code_sha256, CB_BINARY_NONE) == 0 || strcmp(b->ttgir_sha256, CB_BINARY_NONE) == 0)
 			return say(id, cb_strdupf("cell %s: variant %s (kernel %s) has no %s digest", cell, v->name,
-						  v->kernel, strcmp(b->binary_sha256, CB_BINARY_NONE) == 0 ? "binary" : "TTGIR"),
+						  v->kernel, strcmp(b->code_sha256, CB_BINARY_NONE) == 0 ? "binary" : "TTGIR"),
 				   err) ? -1 : 1;
 		id->k[r][id->nk[r]++].b = b;
 	}
@@ -424,10 +426,10 @@ static int compare_role(const struct cb_identity_cell cells[CB_NROLES], struct c
 
 		if (same_kernel(a, b))
 			continue;
-		if (strcmp(a->binary_sha256, b->binary_sha256) != 0) {
-			short_digest(a->binary_sha256, x);
-			short_digest(b->binary_sha256, y);
-			return say(id, cb_strdupf("kernel %s: its binary differs in cell %s (sha256 %s..., cell %s %s...)",
+		if (strcmp(a->code_sha256, b->code_sha256) != 0) {
+			short_digest(a->code_sha256, x);
+			short_digest(b->code_sha256, y);
+			return say(id, cb_strdupf("kernel %s: its binary differs in cell %s (code sha256 %s..., cell %s %s...)",
 						  a->kernel, cell, x, base, y), err) ? -1 : 1;
 		}
 		if (strcmp(a->ttgir_sha256, b->ttgir_sha256) != 0)
@@ -511,9 +513,9 @@ json_t *cb_identity_json(const struct cb_identity *id, const char *phase)
 		bad = !list || json_object_set_new(cells, cb_role_name((enum cb_role)r), list) < 0;
 		for (i = 0; !bad && i < id->nk[r]; i++) {
 			const struct cb_binary *b = id->k[r][i].b;
-			bad = json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "variant", b->variant,
-				"kernel", b->kernel, "binary", b->binary, "binary_sha256", b->binary_sha256, "ttgir_sha256",
-				b->ttgir_sha256, "launch", b->launch)) < 0;
+			bad = json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "variant",
+				b->variant, "kernel", b->kernel, "binary", b->binary, "binary_sha256", b->binary_sha256,
+				"code_sha256", b->code_sha256, "ttgir_sha256", b->ttgir_sha256, "launch", b->launch)) < 0;
 		}
 	}
 	if (!bad)

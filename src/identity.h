@@ -2,8 +2,8 @@
  * per variant the digest of its compiled binary, of its TTGIR without
  * locations and its launch configuration (ir/binaries.tsv, docs/formats.md);
  * a task is identical by construction when every measured kernel of the
- * candidate and of the control has the same three as one of the
- * baseline's, kernel for kernel, and both replayed the same autotune
+ * candidate and of the control has the same code (the binary without its
+ * debug sections), TTGIR and launch as one of the baseline's, kernel for kernel, and both replayed the same autotune
  * decisions the baseline recorded. Its candidate-vs-baseline interval is
  * then an A/A for free, and `run --prescreen` need not time it. */
 #ifndef CB_IDENTITY_H
@@ -24,7 +24,9 @@
 struct cb_binary {
 	char *variant, *kernel;
 	char *binary;                /* the binary's file name in the cache, or "-" */
-	char *binary_sha256, *ttgir_sha256, *launch;
+	char *binary_sha256;         /* of the file as it is */
+	char *code_sha256;           /* of what it runs: its debug sections left out (compared) */
+	char *ttgir_sha256, *launch;
 	size_t line;
 };
 
@@ -35,7 +37,7 @@ struct cb_binaries {
 };
 
 /* Parse binaries.tsv (header `variant kernel binary binary_sha256
- * ttgir_sha256 launch`, tab-separated, '\n' or "\r\n" line ends). Refuses a
+ * code_sha256 ttgir_sha256 launch`, tab-separated, '\n' or "\r\n" line ends). Refuses a
  * missing or extra column, an empty field, a digest that is neither "-" nor
  * 64 lowercase hex digits, and a variant listed twice; errors name the file
  * and line. */
@@ -81,7 +83,7 @@ struct cb_identity {
 /* Compare the cells of one phase (by role): the variants of topo[r] with
  * more than floor launches are its measured kernels, each joined to its
  * row of cells[r] by variant name, and matched across cells by kernel
- * name, binary, TTGIR and launch (variant names may differ: another build
+ * name, code, TTGIR and launch (variant names may differ: another build
  * of a compiler names its cache folders differently). id is overwritten.
  * Returns -1 only when out of memory. */
 int cb_identity_compare(const struct cb_identity_cell cells[CB_NROLES], const struct cb_topology topo[CB_NROLES],
@@ -90,7 +92,7 @@ void cb_identity_release(struct cb_identity *id);
 
 /* The receipt's form: {"known", "identical", "floor", "reason",
  * "autotune_decisions", "cells": {role: [{"variant", "kernel", "binary",
- * "binary_sha256", "ttgir_sha256", "launch"}]}}; phase names the cells
+ * "binary_sha256", "code_sha256", "ttgir_sha256", "launch"}]}}; phase names the cells
  * compared ("a" or "screen"). NULL when out of memory. */
 json_t *cb_identity_json(const struct cb_identity *id, const char *phase);
 

@@ -308,10 +308,9 @@ void cb_report_fmt_identity(const struct cb_report *rp, char *aa, size_t aa_cap,
 	for (i = 0; i < rp->n; i++)
 		cb_free_aa_add(&f, &rp->t[i].sealed);
 	cb_free_aa_line(&f, line, sizeof(line));
-	snprintf(aa, aa_cap, "%s%s", f.known ? "A/A (identical binaries): " : "", f.known ? line : "");
+	snprintf(aa, aa_cap, "%s", f.known ? line : "");
 	if (json_is_true(json_object_get(rp->cs.doc, "prescreen")))
-		snprintf(screen, screen_cap, "pre-screen on: %zu of %zu tasks not timed (identical binaries)", f.screened,
-			 rp->n);
+		snprintf(screen, screen_cap, "%zu of %zu tasks not timed (identical binaries)", f.screened, rp->n);
 	else
 		snprintf(screen, screen_cap, "%s", "");
 }

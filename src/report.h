@@ -128,10 +128,10 @@ void cb_report_fmt_topology_col(const struct cb_report_task *t, int md, char *ou
 size_t cb_report_count_verdict(const struct cb_report *rp, char v, int sealed);
 
 /* The free A/A and the pre-screen of the run, in words (SPEC section 19),
- * from the sealed results: aa "A/A (identical binaries): k of n
- * identical-by-construction tasks exclude zero (...)", screen "pre-screen
- * on: N of M tasks not timed (identical binaries)"; "" for what does not
- * apply (a run without binary digests, or without --prescreen). */
+ * from the sealed results: aa "k of n identical-by-construction tasks
+ * exclude zero (round a; nominal 5%)", screen "N of M tasks not timed
+ * (identical binaries)"; "" for what does not apply (a run without binary
+ * digests, or without --prescreen). */
 void cb_report_fmt_identity(const struct cb_report *rp, char *aa, size_t aa_cap, char *screen, size_t screen_cap);
 
 /* The geometric mean of 1 + effect over the timed tasks whose shown

@@ -170,14 +170,14 @@ static void h_identity(struct cb_buf *b, const struct cb_report *rp)
 	cb_report_fmt_identity(rp, aa, sizeof(aa), screen, sizeof(screen));
 	if (aa[0]) {
 		h_fact_open(b, "A/A");
-		cb_buf_adds(b, "<span id=\"aa-identical\">");
-		cb_html_esc(b, aa + strlen("A/A "));
+		cb_buf_adds(b, "<span id=\"aa-identical\">identical binaries: ");
+		cb_html_esc(b, aa);
 		cb_buf_adds(b, "</span></td></tr>\n");
 	}
 	if (screen[0]) {
 		h_fact_open(b, "pre-screen");
-		cb_buf_adds(b, "<span id=\"prescreen\">");
-		cb_html_esc(b, screen + strlen("pre-screen "));
+		cb_buf_adds(b, "<span id=\"prescreen\">on: ");
+		cb_html_esc(b, screen);
 		cb_buf_adds(b, "</span></td></tr>\n");
 	}
 }

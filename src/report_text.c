@@ -213,9 +213,9 @@ static void put_identity(struct cb_buf *b, const struct cb_report *rp, const cha
 
 	cb_report_fmt_identity(rp, aa, sizeof(aa), screen, sizeof(screen));
 	if (aa[0])
-		cb_buf_addf(b, "%s%s\n", item, aa);
+		cb_buf_addf(b, "%sA/A (identical binaries): %s\n", item, aa);
 	if (screen[0])
-		cb_buf_addf(b, "%s%s\n", item, screen);
+		cb_buf_addf(b, "%spre-screen on: %s\n", item, screen);
 }
 
 /* The lines above the table: campaign, seal, floor and thresholds, and

@@ -8,8 +8,9 @@ import hashlib
 import json
 import os
 import re
+import struct
 
-HEADER = ("variant", "kernel", "binary", "binary_sha256", "ttgir_sha256", "launch")
+HEADER = ("variant", "kernel", "binary", "binary_sha256", "code_sha256", "ttgir_sha256", "launch")
 NONE = "-"
 
 # The binaries Triton's backends write last (NVIDIA: cubin, AMD: hsaco); another
@@ -94,12 +95,52 @@ def ttgir_digest(text):
     return hashlib.sha256(strip_locations(text).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def file_digest(path):
-    """sha256 hex of a file's bytes."""
+# Sections of an ELF binary that only describe it for a debugger or a
+# profiler (DWARF, NVIDIA's line tables and embedded PTX text) and their
+# relocations: ptxas writes the source files' absolute paths there, so two
+# builds of a compiler at different roots give cubins that differ only in them.
+DEBUG_SECTIONS = (".debug", ".nv_debug", ".rel.debug", ".rela.debug", ".rel.nv_debug", ".rela.nv_debug")
+_SHT_NOBITS = 8
+
+
+def code_digest(data):
+    """sha256 hex of what a binary runs: for an ELF (a cubin, an hsaco), its
+    header's identity (class, machine, flags: the architecture) and every
+    section but the debug ones (DEBUG_SECTIONS) and the table of section
+    names (each section's name is digested with it) by name, attributes and
+    bytes, in table order, with no file offsets (which move when a debug
+    section's length changes); for anything else, or an ELF this cannot
+    read, the bytes themselves (the same as the file's digest)."""
+    try:
+        return _elf_code_digest(data)
+    except (ValueError, struct.error, IndexError, UnicodeDecodeError):
+        return hashlib.sha256(data).hexdigest()
+
+
+def _elf_code_digest(data):
+    if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
+        raise ValueError("not an ELF file")
+    end = "<" if data[5] == 1 else ">"
+    wide = data[4] == 2
+    head = struct.unpack_from(end + ("HHIQQQIHHHHHH" if wide else "HHIIIIIHHHHHH"), data, 16)
+    e_type, e_machine, e_version, e_entry, _, e_shoff, e_flags, _, _, _, e_shentsize, e_shnum, e_shstrndx = head
+    fmt = end + ("IIQQQQIIQQ" if wide else "IIIIIIIIII")
+    if e_shentsize != struct.calcsize(fmt) or not e_shnum or e_shstrndx >= e_shnum:
+        raise ValueError("no section table")
+    sections = [struct.unpack_from(fmt, data, e_shoff + i * e_shentsize) for i in range(e_shnum)]
+    names = sections[e_shstrndx]
+    strtab = data[names[4]:names[4] + names[5]]
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
+    h.update(data[:16] + struct.pack("<HHIQI", e_type, e_machine, e_version, e_entry, e_flags))
+    for i, (name_at, sh_type, flags, addr, offset, size, link, info, align, entsize) in enumerate(sections):
+        name = strtab[name_at:strtab.index(b"\0", name_at)].decode("utf-8")
+        if name.startswith(DEBUG_SECTIONS) or i == e_shstrndx:
+            continue
+        body = b"" if sh_type == _SHT_NOBITS else data[offset:offset + size]
+        if len(body) != (0 if sh_type == _SHT_NOBITS else size):
+            raise ValueError(f"section {name} runs past the end of the file")
+        h.update(struct.pack("<I", len(name)) + name.encode() + struct.pack("<IQQIIQQQ", sh_type, flags, addr, link,
+                                                                           info, align, entsize, size) + body)
     return h.hexdigest()
 
 
@@ -125,11 +166,15 @@ def binary_file(kernel, group):
 
 
 def describe(variant, kernel, group):
-    """(variant, kernel, binary file name, binary sha256, TTGIR sha256,
-    launch) of one variant from its cache group; NONE for what is missing
-    (a metadata file that is not a JSON object has no launch)."""
+    """(variant, kernel, binary file name, binary sha256, code sha256, TTGIR
+    sha256, launch) of one variant from its cache group; NONE for what is
+    missing (a metadata file that is not a JSON object has no launch)."""
     binary = binary_file(kernel, group)
     binary = binary if binary and os.path.isfile(binary) else None
+    data = None
+    if binary:
+        with open(binary, "rb") as f:
+            data = f.read()
     ttgir = group.get(kernel + ".ttgir")
     meta = group.get(kernel + ".json")
     ttgir_sha = NONE
@@ -144,8 +189,8 @@ def describe(variant, kernel, group):
             except ValueError:
                 metadata = None
         launch = launch_text(metadata) if isinstance(metadata, dict) else NONE
-    return (variant, kernel, os.path.basename(binary) if binary else NONE, file_digest(binary) if binary else NONE,
-            ttgir_sha, launch)
+    return (variant, kernel, os.path.basename(binary) if binary else NONE,
+            hashlib.sha256(data).hexdigest() if binary else NONE, code_digest(data) if binary else NONE, ttgir_sha, launch)
 
 
 def format_binaries(rows):

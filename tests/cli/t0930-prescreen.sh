@@ -31,8 +31,8 @@ test_expect_success 'every cell records its binaries beside its index; without -
 	run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	printf "%s\n" task,verdict,code gain,G,stable-gain same,B,no-reduction flat,C,not-stable slow,R,stable-regression \
 		wrong,K,candidate-incorrect >want && verdicts out >got && cmp want got &&
-	head -1 out/tasks/same/cells/a-off/ir/binaries.tsv | grep -qx "variant	kernel	binary	binary_sha256	ttgir_sha256	launch" &&
-	grep -q "^TRANSPOSE	transpose	transpose.cubin	[0-9a-f]\{64\}	[0-9a-f]\{64\}	num_ctas=1;num_warps=4;shared=0$" \
+	head -1 out/tasks/same/cells/a-off/ir/binaries.tsv | grep -qx "variant	kernel	binary	binary_sha256	code_sha256	ttgir_sha256	launch" &&
+	grep -q "^TRANSPOSE	transpose	transpose.cubin	[0-9a-f]\{64\}	[0-9a-f]\{64\}	[0-9a-f]\{64\}	num_ctas=1;num_warps=4;shared=0$" \
 		out/tasks/same/cells/a-candidate/ir/binaries.tsv &&
 	test ! -e out/tasks/same/cells/a-off.s2/ir/binaries.tsv && test ! -e out/tasks/same/cells/screen-off &&
 	task_is out same "t[\"identity\"][\"identical\"] and t[\"identity\"][\"phase\"] == \"a\" and t[\"orders\"][\"a\"][\"present\"]" &&
@@ -101,11 +101,11 @@ test_expect_success 'a binary that differs in one variant, one the floor leaves 
 	python3 - ps/tasks/same/cells/screen-off/ir/binaries.tsv ps/tasks/same/cells/screen-candidate/ir/binaries.tsv <<-EOF &&
 	import sys
 	base, cand = ([l.split("\t") for l in open(p).read().splitlines()[1:]] for p in sys.argv[1:])
-	assert [r[4] for r in base] == [r[4] for r in cand], "the TTGIR is the same"
-	assert base[0][3] != cand[0][3] and base[1][3] == cand[1][3], "one binary differs"
+	assert [r[5] for r in base] == [r[5] for r in cand], "the TTGIR is the same"
+	assert base[0][4] != cand[0][4] and base[1][4] == cand[1][4], "one binary differs"
 	EOF
 	task_is ps same "t[\"identity\"][\"phase\"] == \"a\" and t[\"identity\"][\"identical\"]" &&
-	task_is ps same "not t[\"screen_identity\"][\"identical\"] and t[\"screen_identity\"][\"reason\"].startswith(\"kernel _fill_random: its binary differs in cell candidate (sha256 \")" &&
+	task_is ps same "not t[\"screen_identity\"][\"identical\"] and t[\"screen_identity\"][\"reason\"].startswith(\"kernel _fill_random: its binary differs in cell candidate (code sha256 \")" &&
 	test "$(aa_row ps)" = "A/A,,,identical-binaries,,,,,,,,,,,,,,identical binaries: 0 of 2 identical-by-construction tasks exclude zero (round a; nominal 5%)"
 '
 

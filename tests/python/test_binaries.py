@@ -5,6 +5,7 @@ import glob
 import hashlib
 import json
 import os
+import struct
 
 import pytest
 
@@ -12,6 +13,71 @@ from caliber_pytest import _binaries
 from repo_paths import REPO
 
 TTGIR = os.path.join(REPO, "tests", "data", "ttgir")
+BINARIES = os.path.join(REPO, "tests", "data", "binaries")
+
+
+def _expected_binaries():
+    """Rows of tests/data/binaries/expected.tsv as dicts."""
+    with open(os.path.join(BINARIES, "expected.tsv")) as f:
+        lines = f.read().splitlines()
+    header = lines[0].split("\t")
+    return [dict(zip(header, line.split("\t"))) for line in lines[1:]]
+
+
+@pytest.mark.parametrize("row", _expected_binaries(), ids=lambda r: r["folder"])
+def test_h200_kernels_give_the_digests_recorded_on_the_h200(row):
+    """Real cubins, TTGIR and metadata of tests/data/binaries, their machine's
+    paths replaced: the code digest and the location-free TTGIR digest are
+    those of the files as recorded (the probe's own for the TTGIR), and the
+    cubin's own digest is not (its debug sections changed)."""
+    folder = os.path.join(BINARIES, row["folder"])
+    group = {row["kernel"] + s: os.path.join(folder, row["kernel"] + s) for s in (".ttgir", ".cubin", ".json")}
+    variant, kernel, binary, binary_sha, code_sha, ttgir_sha, launch = _binaries.describe("V", row["kernel"], group)
+    assert (binary, code_sha, ttgir_sha, launch) == (row["kernel"] + ".cubin", row["code_sha256"], row["ttgir_sha256"],
+                                                    row["launch"])
+    assert binary_sha != row["cubin_sha256"]
+
+
+def test_h200_matmul_compiled_by_the_demo_baseline_differs_in_code_and_ttgir():
+    rows = {r["folder"]: r for r in _expected_binaries()}
+    assert rows["matmul"]["code_sha256"] != rows["matmul-off"]["code_sha256"]
+    assert rows["matmul"]["ttgir_sha256"] != rows["matmul-off"]["ttgir_sha256"]
+
+
+def _elf(sections, machine=190, flags=0x5A0559):
+    """A little-endian ELF64 with the named sections (name, type, bytes) in
+    that order after a null section and .shstrtab, section table last."""
+    names = b"\0.shstrtab\0" + b"".join(n.encode() + b"\0" for n, _, _ in sections)
+    entries, body, at = [], b"", 64
+    table = [("", 0, b""), (".shstrtab", 3, names)] + list(sections)
+    for name, kind, data in table:
+        name_at = names.index(b"\0" + name.encode() + b"\0") + 1 if name else 0
+        entries.append((name_at, kind, 0, 0, at + len(body), len(data), 0, 0, 1, 0))
+        body += data
+    shoff = 64 + len(body)
+    head = b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack("<HHIQQQIHHHHHH", 2, machine, 1, 0, 0, shoff, flags, 64,
+                                                           0, 0, 64, len(table), 1)
+    return head + body + b"".join(struct.pack("<IIQQQQIIQQ", *e) for e in entries)
+
+
+def test_code_digest_leaves_out_debug_sections_and_offsets():
+    text = (".text._k", 1, b"\x01\x02\x03\x04")
+    plain = _elf([text, (".nv.info._k", 0x70000000, b"info")])
+    debug = _elf([(".debug_line", 1, b"/a/long/source/path.py"), (".rela.debug_line", 4, b"r" * 24), text,
+                  (".nv.info._k", 0x70000000, b"info"), (".nv_debug_ptx_txt", 1, b".file 1 \"/x.py\"")])
+    moved = _elf([(".debug_line", 1, b"/b.py"), (".rela.debug_line", 4, b"r" * 24), text,
+                  (".nv.info._k", 0x70000000, b"info"), (".nv_debug_ptx_txt", 1, b".file 1 \"/y.py\"")])
+    assert hashlib.sha256(debug).hexdigest() != hashlib.sha256(moved).hexdigest()
+    assert _binaries.code_digest(debug) == _binaries.code_digest(moved) == _binaries.code_digest(plain)
+    assert _binaries.code_digest(_elf([(".text._k", 1, b"\x01\x02\x03\x05"), (".nv.info._k", 0x70000000, b"info")])) \
+        != _binaries.code_digest(plain)
+    assert _binaries.code_digest(_elf([text, (".nv.info._k", 0x70000000, b"info")], flags=0x5A0556)) \
+        != _binaries.code_digest(plain), "another architecture"
+
+
+def test_code_digest_of_anything_but_a_readable_elf_is_its_bytes():
+    for data in (b"not an elf", b"\x7fELF\x02\x01\x01" + bytes(9), _elf([(".text", 1, b"x")])[:-10]):
+        assert _binaries.code_digest(data) == hashlib.sha256(data).hexdigest()
 
 
 def test_locations_are_stripped_from_ops_arguments_and_definitions():
@@ -87,21 +153,23 @@ def test_describe_digests_the_files_of_a_cache_folder(tmp_path):
         (path.write_bytes if isinstance(data, bytes) else path.write_text)(data)
         group[name] = str(path)
     row = _binaries.describe("V1", "_k", group)
-    assert row == ("V1", "_k", "_k.cubin", hashlib.sha256(b"\x7fELF bytes").hexdigest(),
-                   hashlib.sha256(b"module {\n}\n").hexdigest(), "num_warps=4;shared=0")
+    sha = hashlib.sha256(b"\x7fELF bytes").hexdigest()
+    assert row == ("V1", "_k", "_k.cubin", sha, sha, hashlib.sha256(b"module {\n}\n").hexdigest(), "num_warps=4;shared=0")
     (tmp_path / "_k.cubin").unlink()
     (tmp_path / "_k.json").write_text("not json")
-    assert _binaries.describe("V1", "_k", group)[2:4] == ("-", "-")
-    assert _binaries.describe("V1", "_k", group)[5] == "-"
+    assert _binaries.describe("V1", "_k", group)[2:5] == ("-", "-", "-")
+    assert _binaries.describe("V1", "_k", group)[6] == "-"
 
 
 def test_binaries_text_is_sorted_with_header():
-    text = _binaries.format_binaries([("Z", "_b", "-", "-", "-", "-"), ("A", "_a", "_a.cubin", "11", "22", "num_warps=4")])
-    assert text == ("variant\tkernel\tbinary\tbinary_sha256\tttgir_sha256\tlaunch\n"
-                    "A\t_a\t_a.cubin\t11\t22\tnum_warps=4\nZ\t_b\t-\t-\t-\t-\n")
+    text = _binaries.format_binaries([("Z", "_b", "-", "-", "-", "-", "-"),
+                                      ("A", "_a", "_a.cubin", "11", "12", "22", "num_warps=4")])
+    assert text == ("variant\tkernel\tbinary\tbinary_sha256\tcode_sha256\tttgir_sha256\tlaunch\n"
+                    "A\t_a\t_a.cubin\t11\t12\t22\tnum_warps=4\nZ\t_b\t-\t-\t-\t-\t-\n")
 
 
-@pytest.mark.parametrize("row", [("A", "_a", "x", "1", "2"), ("A", "", "x", "1", "2", "l"), ("A\tB", "_a", "x", "1", "2", "l")])
+@pytest.mark.parametrize("row", [("A", "_a", "x", "1", "1", "2"), ("A", "", "x", "1", "1", "2", "l"),
+                                 ("A\tB", "_a", "x", "1", "1", "2", "l")])
 def test_bad_binaries_rows_are_refused(row):
     with pytest.raises(ValueError):
         _binaries.format_binaries([row])

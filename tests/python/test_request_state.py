@@ -112,7 +112,7 @@ def test_ir_meta_counts_each_request_alone(tmp_path):
     # no binary in the group, and metadata that is not JSON: only the TTGIR is digested
     ttgir_a = hashlib.sha256(b"a.ttgir\n").hexdigest()
     assert (tmp_path / "r1" / "ir" / "binaries.tsv").read_text().splitlines() == [
-        "variant\tkernel\tbinary\tbinary_sha256\tttgir_sha256\tlaunch", f"{a}\tk_a\t-\t-\t{ttgir_a}\t-"]
+        "variant\tkernel\tbinary\tbinary_sha256\tcode_sha256\tttgir_sha256\tlaunch", f"{a}\tk_a\t-\t-\t-\t{ttgir_a}\t-"]
     assert out.count("launches of kernels loaded before the hook was attached: k_c;") == 1, out
 
 

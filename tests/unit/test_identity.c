@@ -25,7 +25,7 @@
 #include "tlib.h"
 
 #define OP "ttg.convert_layout"
-#define BIN_HDR "variant\tkernel\tbinary\tbinary_sha256\tttgir_sha256\tlaunch\n"
+#define BIN_HDR "variant\tkernel\tbinary\tbinary_sha256\tcode_sha256\tttgir_sha256\tlaunch\n"
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 
 static json_t *cases;
@@ -139,21 +139,25 @@ static const struct {
 	const char *what, *in, *msg;
 } bad_binaries[] = {
 	{ "empty file", "",
-	  "b.tsv: empty file, expected the header variant, kernel, binary, binary_sha256, ttgir_sha256, launch (tab-separated)" },
-	{ "header missing a column", "variant\tkernel\tbinary\tbinary_sha256\tttgir_sha256\n",
+	  "b.tsv: empty file, expected the header variant, kernel, binary, binary_sha256, code_sha256, ttgir_sha256, launch (tab-separated)" },
+	{ "header missing a column", "variant\tkernel\tbinary\tbinary_sha256\tcode_sha256\tttgir_sha256\n",
 	  "b.tsv:1: missing column 'launch'" },
-	{ "header with another name", "variant\tkernel\tcubin\tbinary_sha256\tttgir_sha256\tlaunch\n",
+	{ "header without the code digest", "variant\tkernel\tbinary\tbinary_sha256\tttgir_sha256\tlaunch\n",
+	  "b.tsv:1: missing column 'launch'" },
+	{ "header with another name", "variant\tkernel\tcubin\tbinary_sha256\tcode_sha256\tttgir_sha256\tlaunch\n",
 	  "b.tsv:1: column 3 is 'cubin', expected 'binary'" },
-	{ "row with an extra column", BIN_HDR "A\tk\tk.cubin\t-\t-\t-\tx\n", "b.tsv:2: extra column after 'launch'" },
-	{ "empty field", BIN_HDR "A\tk\t\t-\t-\t-\n", "b.tsv:2: binary is empty" },
-	{ "a digest in capitals", BIN_HDR "A\tk\tk.cubin\t" "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" "\t-\t-\n",
+	{ "row with an extra column", BIN_HDR "A\tk\tk.cubin\t-\t-\t-\t-\tx\n", "b.tsv:2: extra column after 'launch'" },
+	{ "empty field", BIN_HDR "A\tk\t\t-\t-\t-\t-\n", "b.tsv:2: binary is empty" },
+	{ "a digest in capitals", BIN_HDR "A\tk\tk.cubin\t" "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" "\t-\t-\t-\n",
 	  "b.tsv:2: binary_sha256: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' is neither '-' nor a sha256 (64 lowercase hex digits)" },
-	{ "a short digest", BIN_HDR "A\tk\tk.cubin\t-\tabc\t-\n",
+	{ "a code digest with a blank", BIN_HDR "A\tk\tk.cubin\t-\t " SHA_A "\t-\t-\n",
+	  "b.tsv:2: code_sha256: ' aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' is neither '-' nor a sha256 (64 lowercase hex digits)" },
+	{ "a short digest", BIN_HDR "A\tk\tk.cubin\t-\t-\tabc\t-\n",
 	  "b.tsv:2: ttgir_sha256: 'abc' is neither '-' nor a sha256 (64 lowercase hex digits)" },
-	{ "duplicate variant", BIN_HDR "A\tk\t-\t-\t-\t-\nB\tk\t-\t-\t-\t-\nA\tk\t-\t-\t-\t-\n",
+	{ "duplicate variant", BIN_HDR "A\tk\t-\t-\t-\t-\t-\nB\tk\t-\t-\t-\t-\t-\nA\tk\t-\t-\t-\t-\t-\n",
 	  "b.tsv:4: variant 'A' is already listed at line 2" },
-	{ "empty line", BIN_HDR "A\tk\t-\t-\t-\t-\n\n", "b.tsv:3: empty line" },
-	{ "carriage return inside", BIN_HDR "A\tk\r\t-\t-\t-\t-\n", "b.tsv:2: NUL byte or carriage return inside a line" },
+	{ "empty line", BIN_HDR "A\tk\t-\t-\t-\t-\t-\n\n", "b.tsv:3: empty line" },
+	{ "carriage return inside", BIN_HDR "A\tk\r\t-\t-\t-\t-\t-\n", "b.tsv:2: NUL byte or carriage return inside a line" },
 };
 
 static void binaries_refusal(void **state)
@@ -171,8 +175,8 @@ static void binaries_refusal(void **state)
 /* CRLF and no final newline; rows come out sorted by variant; "-" fields. */
 static void binaries_accepts(void **state)
 {
-	static const char in[] = "variant\tkernel\tbinary\tbinary_sha256\tttgir_sha256\tlaunch\r\n"
-				 "ZZ\t_k\t_k.cubin\t" SHA_A "\t" SHA_A "\tnum_warps=4\r\nAA\t_j\t-\t-\t-\t-";
+	static const char in[] = "variant\tkernel\tbinary\tbinary_sha256\tcode_sha256\tttgir_sha256\tlaunch\r\n"
+				 "ZZ\t_k\t_k.cubin\t" SHA_A "\t" SHA_A "\t" SHA_A "\tnum_warps=4\r\nAA\t_j\t-\t-\t-\t-\t-";
 	struct cb_binaries b;
 	struct cb_err err;
 
@@ -181,6 +185,7 @@ static void binaries_accepts(void **state)
 	assert_int_equal(b.n, 2);
 	assert_string_equal(b.rows[0].variant, "AA");
 	assert_string_equal(b.rows[0].binary_sha256, CB_BINARY_NONE);
+	assert_string_equal(b.rows[1].code_sha256, SHA_A);
 	assert_int_equal(b.rows[0].line, 3);
 	assert_string_equal(b.rows[1].launch, "num_warps=4");
 	cb_binaries_release(&b);
