@@ -73,6 +73,7 @@ void cb_facts_release(struct cb_facts *f)
 	free(f->harness_reason);
 	free(f->unjoinable);
 	free(f->kernels.top);
+	free(f->identity_reason);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -248,6 +249,11 @@ void cb_classify(const struct cb_facts *f, struct cb_verdict *v)
 	if (!f->correct[CB_ROLE_CANDIDATE]) {
 		set(v, 'K', "candidate-incorrect");
 		v->reason = cb_strdupf("baseline and control pass correctness, the candidate fails");
+		return;
+	}
+	if (f->screened) {
+		set(v, 'B', "identical-binaries");
+		v->reason = cb_strdupf("not timed: topology %lld -> %lld; %s", tb, tk, f->identity_reason);
 		return;
 	}
 	for (o = 0; o < CB_NORDERS; o++) {

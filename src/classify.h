@@ -7,7 +7,8 @@
  *   K  baseline and control correct, candidate incorrect
  *   R  correct, stable regression <= regression in both orders, whatever
  *      the topology
- *   B  correct, candidate topology not below baseline
+ *   B  correct, candidate topology not below baseline (also: correct and
+ *      not timed, its binaries identical in every cell: run --prescreen)
  *   G  topology below baseline, stable speedup >= gain in both orders
  *   C  topology below baseline, otherwise
  *
@@ -62,7 +63,10 @@ struct cb_facts {
 	int correct[CB_NROLES];          /* 1 when the correctness phase passed */
 	int joinable;                    /* topology of every round-a cell joined */
 	char *unjoinable;                /* owned: names, when not joinable */
-	long long topology[CB_NROLES];   /* scoped counts, round a */
+	long long topology[CB_NROLES];   /* scoped counts, round a (the screen's when screened) */
+	int identical;                   /* identical by construction (identity.h) */
+	int screened;                    /* identical, and not timed (run --prescreen) */
+	char *identity_reason;           /* owned: what the identity found, or NULL */
 	struct {
 		int present;                 /* this order was timed */
 		double point, lo, hi;        /* candidate vs baseline */

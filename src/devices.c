@@ -115,6 +115,7 @@ static void child_argv(const struct cb_run_opts *o, const char *self, const stru
 		static const char *const counts[CB_PRESTART_MAX + 1] = { "0", "1", "2", "3", "4" };
 		av[n++] = "--prestart"; av[n++] = counts[o->prestart];
 	}
+	if (o->prescreen) av[n++] = "--prescreen";
 	if (o->allow_dirty) av[n++] = "--allow-dirty-harness";
 	if (o->quiet) av[n++] = "--quiet";
 	if (o->json_progress) av[n++] = "--json-progress";

@@ -257,7 +257,7 @@ struct found {
 
 /* An entry of t for found f: kernel, file and role filled, its IR read. */
 static int fill_kernel(const struct cb_diff *d, struct cb_diff_kernel *k, const struct found *f, const char *cell,
-		       const char *id, struct cb_err *err)
+		       const struct cb_diff_task *t, struct cb_err *err)
 {
 	char *path;
 
@@ -265,7 +265,7 @@ static int fill_kernel(const struct cb_diff *d, struct cb_diff_kernel *k, const 
 		return cb_fail(err, "out of memory");
 	k->variant[f->role] = strdup(f->v->name);
 	k->launches[f->role] = f->v->launches;
-	k->ttgir[f->role] = cb_strdupf("tasks/%s/cells/a-%s/ir/%s/%s", id, cell, f->v->name, f->file);
+	k->ttgir[f->role] = cb_strdupf("tasks/%s/cells/%s-%s/ir/%s/%s", t->id, t->phase, cell, f->v->name, f->file);
 	path = k->ttgir[f->role] ? cb_path_join(d->root, k->ttgir[f->role]) : NULL;
 	if (!k->variant[f->role] || !path) {
 		free(path);
@@ -280,7 +280,7 @@ static int fill_kernel(const struct cb_diff *d, struct cb_diff_kernel *k, const 
 }
 
 /* The .ttgir files of every measured variant of every cell of task t. */
-static int find_variants(const struct cb_diff *d, const char *tdir, const struct cb_topology *topo,
+static int find_variants(const struct cb_diff *d, const char *tdir, const char *phase, const struct cb_topology *topo,
 			 struct found **out, size_t *nout, struct cb_err *err)
 {
 	size_t cap = 0, i, j;
@@ -298,7 +298,7 @@ static int find_variants(const struct cb_diff *d, const char *tdir, const struct
 
 			if (!v->scoped)
 				continue;
-			vdir = cb_strdupf("%s/cells/a-%s/ir/%s", tdir, cell, v->name);
+			vdir = cb_strdupf("%s/cells/%s-%s/ir/%s", tdir, phase, cell, v->name);
 			if (!vdir || cb_list_dir(vdir, &names, &n, err) < 0) {
 				free(vdir);
 				return vdir ? -1 : cb_fail(err, "out of memory");
@@ -410,8 +410,7 @@ static int match_kernels(const struct cb_diff *d, struct cb_diff_task *t, struct
 			if (!k)
 				continue;
 			f[i].taken = 1;
-			if (fill_kernel(d, k, &f[i], cb_manifest_cell(&d->m, (enum cb_role)f[i].role)->name, t->id,
-					err) < 0)
+			if (fill_kernel(d, k, &f[i], cb_manifest_cell(&d->m, (enum cb_role)f[i].role)->name, t, err) < 0)
 				return -1;
 		}
 	if (t->nk)
@@ -427,22 +426,30 @@ static char *relative_msg(const struct cb_diff *d, const char *msg)
 	return strdup(strncmp(msg, d->root, n) == 0 && msg[n] == '/' ? msg + n + 1 : msg);
 }
 
-/* The topology of each cell of task t (round a's first session), as the
- * task was accounted; t->error says why when a cell has none. */
+/* The topology of each cell of task t (round a's first session, or the
+ * screen's of a task that ran no round), as the task was accounted;
+ * t->error says why when a cell has none. */
 static int scan_cells(const struct cb_diff *d, const struct cb_ttgir_counts *counts, const char *tdir,
 		      struct cb_diff_task *t, struct cb_topology *topo, struct cb_err *err)
 {
+	char *a = cb_cell_dir(tdir, CB_PH_ROUND_A, cb_manifest_cell(&d->m, CB_ROLE_BASELINE)->name);
+	char *s = cb_cell_dir(tdir, CB_PH_SCREEN, cb_manifest_cell(&d->m, CB_ROLE_BASELINE)->name);
+	enum cb_phase p = a && s && !cb_exists(a) && cb_exists(s) ? CB_PH_SCREEN : CB_PH_ROUND_A;
 	int r;
 
+	free(a);
+	free(s);
+	t->phase = cb_phase_name(p);
 	for (r = 0; r < CB_NROLES && !t->error; r++) {
 		const char *cell = cb_manifest_cell(&d->m, (enum cb_role)r)->name;
-		char *cdir = cb_cell_dir(tdir, CB_PH_ROUND_A, cell);
+		char *cdir = cb_cell_dir(tdir, p, cell);
 		char *index = cdir ? cb_path_join(cdir, "ir/index.tsv") : NULL;
 		struct cb_err e = CB_ERR_INIT;
 		int ok = 0;
 
 		if (index && !cb_exists(index))
-			t->error = cb_strdupf("cell %s left no IR in round a (no ir/index.tsv)", cell);
+			t->error = cb_strdupf("cell %s left no IR in %s (no ir/index.tsv)", cell,
+					      p == CB_PH_SCREEN ? "its screen" : "round a");
 		else if (index && cb_topology_scan_counted(cdir, d->m.topology_op, d->floor, counts, &topo[r], &e) < 0)
 			t->error = relative_msg(d, e.msg);
 		else if (index && !topo[r].joinable)
@@ -758,7 +765,7 @@ static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *coun
 		goto out;
 	if (!t->error && load_profiles(d, tdir, t, topo, ck, err) < 0)
 		goto out;
-	if (!t->error && (find_variants(d, tdir, topo, &f, &nf, err) < 0 || match_kernels(d, t, f, nf, err) < 0))
+	if (!t->error && (find_variants(d, tdir, t->phase, topo, &f, &nf, err) < 0 || match_kernels(d, t, f, nf, err) < 0))
 		goto out;
 	for (i = 0; i < t->nk; i++) {
 		if (compare_kernel(d, &t->k[i], err) < 0)

@@ -91,6 +91,7 @@ struct cb_diff_task {
 	char *id, *code;             /* the verdict shown: derived in a derived run */
 	char verdict;
 	char *error;                 /* why the task has no topology to compare, or NULL */
+	const char *phase;           /* whose IR: "a", or "screen" for a task run --prescreen left untimed */
 	long long count[CB_NROLES];  /* the ops of its measured kernels, per cell */
 	struct cb_diff_kernel *k;
 	size_t nk, removed, added, kept, changed_kernels, changed_lines;

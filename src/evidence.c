@@ -144,6 +144,105 @@ static int load_round(struct cb_task_evidence *ev, const char *task_dir, enum cb
 	}
 }
 
+/* id for the cells of one phase, measured above floor; a cell without a
+ * topology (have[r] 0) leaves it unknown. */
+static int compare_set(const int have[CB_NROLES], const struct cb_topology topo[CB_NROLES],
+		       const struct cb_identity_cell cells[CB_NROLES], long long floor, const struct cb_manifest *m,
+		       struct cb_identity *id, struct cb_err *err)
+{
+	int r;
+
+	cb_identity_release(id);
+	for (r = 0; r < CB_NROLES; r++)
+		if (!have[r]) {
+			id->reason = cb_strdupf("cell %s: no topology to join its binaries to",
+						cb_manifest_cell(m, (enum cb_role)r)->name);
+			return id->reason ? 0 : cb_fail(err, "out of memory");
+		}
+	return cb_identity_compare(cells, topo, floor, m, id, err);
+}
+
+/* ev->identity at floor (a screen's at 0: every kernel it launched). */
+static int compare_cells(struct cb_task_evidence *ev, const struct cb_manifest *m, long long floor,
+			 struct cb_err *err)
+{
+	return compare_set(ev->have_topology, ev->topology, ev->idcell, ev->from_screen ? 0 : floor, m, &ev->identity,
+			   err);
+}
+
+/* Whether every cell's phase p ended with outcome o. */
+static int all_cells(const struct cb_task_evidence *ev, enum cb_phase p, enum cb_outcome o)
+{
+	int r;
+
+	for (r = 0; r < CB_NROLES; r++)
+		if (ev->outcome[p][r] != o)
+			return 0;
+	return 1;
+}
+
+/* The cells of phase p: with topo, their topology scanned at floor (have[r]
+ * says which were, errs[r] why not), and their binaries into cells. -1
+ * only when out of memory. */
+static int load_cells(const char *task_dir, const struct cb_manifest *m, enum cb_phase p, long long floor,
+		      const struct cb_ttgir_counts *pre, struct cb_topology *topo, int *have, char **errs,
+		      struct cb_identity_cell *cells, struct cb_err *err)
+{
+	int c;
+
+	for (c = 0; c < CB_NROLES; c++) {
+		enum cb_role r = m->cells[c].role;
+		char *dir = cb_cell_dir(task_dir, p, m->cells[c].name);
+		struct cb_err e2;
+		int rc = dir ? 0 : -1;
+
+		if (rc == 0 && topo) {
+			if (cb_topology_scan_counted(dir, m->topology_op, floor, pre, &topo[r], &e2) == 0)
+				have[r] = 1;
+			else if (!(errs[r] = strdup(e2.msg)))
+				rc = -1;
+		}
+		if (rc == 0)
+			rc = cb_identity_cell_load(dir, &cells[r], err);
+		free(dir);
+		if (rc < 0)
+			return cb_fail(err, "out of memory");
+	}
+	return 0;
+}
+
+/* The identity of the cells whose IR is the topology (evidence.h): round
+ * a's first sessions; or, when no round ran and the screen passed in every
+ * cell, the screen's, whose topology then replaces round a's (scanned at
+ * the floor), and whose identity counts every kernel it launched. A task
+ * screened and then timed keeps the screen's identity apart (why it was
+ * timed). -1 only when out of memory. */
+static int load_identity(struct cb_task_evidence *ev, const char *task_dir, const struct cb_manifest *m,
+			 long long floor, const struct cb_ttgir_counts *pre, struct cb_err *err)
+{
+	const int screened = all_cells(ev, CB_PH_SCREEN, CB_OUT_PASSED);
+	char *errs[CB_NROLES] = { NULL, NULL, NULL };
+	int rc, r;
+
+	ev->from_screen = screened && all_cells(ev, CB_PH_ROUND_A, CB_OUT_NOT_RUN);
+	if (ev->from_screen)
+		rc = load_cells(task_dir, m, CB_PH_SCREEN, floor, pre, ev->topology, ev->have_topology,
+				ev->topology_error, ev->idcell, err);
+	else
+		rc = load_cells(task_dir, m, CB_PH_ROUND_A, floor, pre, NULL, NULL, NULL, ev->idcell, err);
+	if (rc < 0 || compare_cells(ev, m, floor, err) < 0)
+		return -1;
+	if (!screened || ev->from_screen)
+		return 0;
+	ev->have_screen = 1;
+	rc = load_cells(task_dir, m, CB_PH_SCREEN, 0, pre, ev->screen_topology, ev->have_screen_topology, errs,
+			ev->screen_cells, err);
+	for (r = 0; r < CB_NROLES; r++)
+		free(errs[r]);
+	return rc < 0 ? -1 : compare_set(ev->have_screen_topology, ev->screen_topology, ev->screen_cells, 0, m,
+					  &ev->screen_identity, err);
+}
+
 int cb_evidence_load(const char *task_dir, const char *task, const struct cb_manifest *m,
 			     long long floor, const struct cb_ttgir_counts *pre,
 			     struct cb_task_evidence *ev, struct cb_err *err)
@@ -171,7 +270,7 @@ int cb_evidence_load(const char *task_dir, const char *task, const struct cb_man
 				cb_evidence_release(ev);
 				return cb_fail(err, "out of memory");
 			}
-			if (p == CB_PH_CORRECTNESS) {
+			if (p == CB_PH_CORRECTNESS || p == CB_PH_SCREEN) {
 				load_outcome(dir, &ev->outcome[p][r], &ev->detail[p][r]);
 				rc = ev->detail[p][r] ? 0 : -1;
 			} else {
@@ -190,6 +289,10 @@ int cb_evidence_load(const char *task_dir, const char *task, const struct cb_man
 				return cb_fail(err, "out of memory");
 			}
 		}
+	}
+	if (load_identity(ev, task_dir, m, floor, pre, err) < 0) {
+		cb_evidence_release(ev);
+		return -1;
 	}
 	for (c = 0; c < CB_NROLES; c++)
 		if (cb_cell_kernels_load(task_dir, m->cells[c].name, &ev->kernels[m->cells[c].role], err) < 0) {
@@ -302,13 +405,15 @@ int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgi
 	return rc;
 }
 
-void cb_evidence_rescope(struct cb_task_evidence *ev, long long floor)
+int cb_evidence_rescope(struct cb_task_evidence *ev, const struct cb_manifest *m, long long floor,
+			struct cb_err *err)
 {
 	int r;
 
 	for (r = 0; r < CB_NROLES; r++)
 		if (ev->have_topology[r])
 			cb_topology_rescope(&ev->topology[r], floor);
+	return compare_cells(ev, m, floor, err);
 }
 
 void cb_evidence_release(struct cb_task_evidence *ev)
@@ -317,7 +422,12 @@ void cb_evidence_release(struct cb_task_evidence *ev)
 
 	if (!ev)
 		return;
+	cb_identity_release(&ev->identity);
+	cb_identity_release(&ev->screen_identity);
 	for (r = 0; r < CB_NROLES; r++) {
+		cb_identity_cell_release(&ev->idcell[r]);
+		cb_identity_cell_release(&ev->screen_cells[r]);
+		cb_topology_release(&ev->screen_topology[r]);
 		cb_topology_release(&ev->topology[r]);
 		cb_cell_kernels_release(&ev->kernels[r]);
 		free(ev->topology_error[r]);
@@ -336,9 +446,12 @@ void cb_evidence_release(struct cb_task_evidence *ev)
 }
 
 /* Rank of a harness problem: the order in which the X row of the verdict
- * table (docs/design.md section 10.3) lists them. */
+ * table (docs/design.md section 10.3) lists them. The screen is none: one
+ * that did not pass screens nothing out, and its task is timed. */
 static int harness_rank(enum cb_outcome o, int phase)
 {
+	if (phase == CB_PH_SCREEN)
+		return 0;
 	switch (o) {
 	case CB_OUT_UNSUPPORTED: return 1;
 	case CB_OUT_TIMEOUT: return 2;
@@ -360,7 +473,8 @@ static const char *role_cell_name(const struct cb_manifest *m, int r)
 	return cb_manifest_cell(m, (enum cb_role)r)->name;
 }
 
-/* The first harness problem by the spec's order, phases and cells in run order. */
+/* The first harness problem by the spec's order, phases and cells in run
+ * order; the rounds of a screened task were not run, by design. */
 static void find_harness(const struct cb_task_evidence *ev, const struct cb_manifest *m,
 			 struct cb_facts *f)
 {
@@ -369,7 +483,7 @@ static void find_harness(const struct cb_task_evidence *ev, const struct cb_mani
 	for (p = 0; p < CB_NPHASES; p++)
 		for (c = 0; c < CB_NROLES; c++) {
 			enum cb_role r = m->cells[c].role;
-			int rank = harness_rank(ev->outcome[p][r], p);
+			int rank = f->screened && p == CB_PH_ROUND_A ? 0 : harness_rank(ev->outcome[p][r], p);
 			if (rank && (!best || rank < best)) {
 				best = rank;
 				free(f->harness_reason);
@@ -556,6 +670,10 @@ int cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifes
 	f->joinable = 1;
 	free(f->unjoinable);
 	f->unjoinable = NULL;
+	free(f->identity_reason);
+	f->identity_reason = ev->identity.reason ? strdup(ev->identity.reason) : NULL;
+	f->identical = ev->identity.identical;
+	f->screened = ev->from_screen && ev->identity.identical;
 	for (r = 0; r < CB_NROLES; r++) {
 		f->topology[r] = 0;
 		if (ev->have_topology[r] && ev->topology[r].joinable) {
@@ -598,11 +716,11 @@ int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_ma
 	fig->confidence = m->confidence;
 	f->gain = m->gain;
 	f->regression = m->regression;
+	if (cb_facts_topology(ev, m, f) < 0)
+		return cb_fail(err, "out of memory");
 	find_harness(ev, m, f);
 	for (r = 0; r < CB_NROLES; r++)
 		f->correct[r] = ev->outcome[CB_PH_CORRECTNESS][r] == CB_OUT_PASSED;
-	if (cb_facts_topology(ev, m, f) < 0)
-		return cb_fail(err, "out of memory");
 	if (f->harness_code)
 		return 0;
 	for (o = 0; o < CB_NORDERS; o++) {
@@ -664,7 +782,8 @@ int cb_task_account(const char *task_dir, const char *task, const struct cb_mani
 int cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest *m, long long floor,
 			    struct cb_err *err)
 {
-	cb_evidence_rescope(&a->ev, floor);
+	if (cb_evidence_rescope(&a->ev, m, floor, err) < 0)
+		return -1;
 	if (cb_facts_topology(&a->ev, m, &a->f) < 0)
 		return cb_fail(err, "out of memory");
 	cb_verdict_release(&a->v);

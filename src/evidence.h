@@ -10,6 +10,7 @@
 #include "caliber.h"
 #include "classify.h"
 #include "kernels.h"
+#include "identity.h"
 #include "manifest.h"
 #include "matrix.h"
 #include "stats.h"
@@ -44,6 +45,19 @@ struct cb_task_evidence {
 	struct cb_timing *timing[CB_NORDERS][CB_NROLES];   /* by session, [nsessions] (owned) */
 	size_t nsessions[CB_NORDERS][CB_NROLES];          /* sessions that passed with their timing */
 	struct cb_cell_kernels kernels[CB_NROLES];        /* round a's profiled replays (kernels.h) */
+	/* Binary identity (identity.h) of the cells whose IR is the topology:
+	 * round a's first sessions, or, for a task whose screen passed in every
+	 * cell and whose rounds did not run (run --prescreen), the screen's. */
+	int from_screen;                             /* the topology and identity are the screen's */
+	struct cb_identity_cell idcell[CB_NROLES];
+	struct cb_identity identity;                 /* at the floor; the screen's at floor 0 */
+	/* A task whose screen passed in every cell but which was timed: the
+	 * screen's own identity (every kernel it launched), why it was timed. */
+	int have_screen;
+	struct cb_topology screen_topology[CB_NROLES];
+	int have_screen_topology[CB_NROLES];
+	struct cb_identity_cell screen_cells[CB_NROLES];
+	struct cb_identity screen_identity;
 };
 
 /* Cell folder of a phase and cell: "<task dir>/cells/<phase>-<cell name>";
@@ -54,8 +68,9 @@ char *cb_cell_dir(const char *task_dir, enum cb_phase p, const char *cell);
 char *cb_session_dir(const char *task_dir, enum cb_phase p, const char *cell, int k);
 
 /* Gather a task's evidence from task_dir (cell receipts, timing.jsonl of
- * every session of rounds a and b, IR of round a's first session at the
- * given floor, kernels.jsonl of round a's sessions). Missing or malformed
+ * every session of rounds a and b, IR and binaries of round a's first
+ * session at the given floor, or of the screen's when only it ran,
+ * kernels.jsonl of round a's sessions). Missing or malformed
  * worker output is evidence (an outcome), not an error; -1 only when the
  * task folder itself cannot be read. With pre (see
  * cb_evidence_verify_counting), the count of each .ttgir that pre holds is
@@ -76,8 +91,11 @@ int cb_evidence_load(const char *task_dir, const char *task, const struct cb_man
  * every counted byte is a sealed byte. On failure counts is freed. */
 int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgir_counts *counts,
 				struct cb_err *err);
-/* Re-scope the already scanned topology to another floor. */
-void cb_evidence_rescope(struct cb_task_evidence *ev, long long floor);
+/* Re-scope the already scanned topology, and the identity that rests on
+ * it, to another floor (a screen's identity counts every launched kernel
+ * at any floor). */
+int cb_evidence_rescope(struct cb_task_evidence *ev, const struct cb_manifest *m, long long floor,
+			struct cb_err *err);
 void cb_evidence_release(struct cb_task_evidence *ev);
 
 /* The classifier's facts, and the speedups behind them, from evidence. */
@@ -94,10 +112,11 @@ struct cb_figures {
 int cb_facts_from_evidence(const struct cb_task_evidence *ev, const struct cb_manifest *m, int resamples,
 			   struct cb_facts *f, struct cb_figures *fig, struct cb_err *err);
 
-/* Refresh only the topology facts (after cb_evidence_rescope): timings and
- * their bootstrap do not depend on the floor, so reaccount computes them
- * once. Where the GPU time moved is a topology fact too: which kernels'
- * converts changed depends on the scope. -1 only when out of memory. */
+/* Refresh only the topology facts and the identity's (after
+ * cb_evidence_rescope): timings and their bootstrap do not depend on the
+ * floor, so reaccount computes them once. Where the GPU time moved is a
+ * topology fact too: which kernels' converts changed depends on the scope.
+ * -1 only when out of memory. */
 int cb_facts_topology(const struct cb_task_evidence *ev, const struct cb_manifest *m,
 		      struct cb_facts *f);
 
@@ -118,8 +137,8 @@ struct cb_task_account {
 int cb_task_account(const char *task_dir, const char *task, const struct cb_manifest *m, long long floor,
 		    int resamples, const struct cb_ttgir_counts *pre, struct cb_task_account *a, struct cb_err *err);
 /* The same task at another floor: topology re-scoped, facts and verdict
- * again; timings and their bootstrap do not depend on the floor. -1 only
- * when out of memory. */
+ * again; timings and their bootstrap do not depend on the floor. -1 when
+ * out of memory or when the identity cannot be read again (err). */
 int cb_task_account_rescope(struct cb_task_account *a, const struct cb_manifest *m, long long floor,
 			    struct cb_err *err);
 /* The same task scoped by time (reaccount --scope time:P): a variant

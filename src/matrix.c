@@ -9,7 +9,7 @@
 #include "jsonio.h"
 #include "sha.h"
 
-static const char *const phase_names[CB_NPHASES] = { "correctness", "a", "b" };
+static const char *const phase_names[CB_NPHASES] = { "correctness", "a", "b", "screen" };
 
 const char *cb_phase_name(enum cb_phase p)
 {

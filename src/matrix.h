@@ -12,10 +12,12 @@
 
 enum cb_selection { CB_SEL_CANARY, CB_SEL_ALL };
 
-/* Phases of one task, in execution order; each cell runs each phase once. */
-enum cb_phase { CB_PH_CORRECTNESS, CB_PH_ROUND_A, CB_PH_ROUND_B, CB_NPHASES };
+/* Phases of one task: correctness, rounds a and b of the benchmark, and
+ * screen, the compile-only pass of run --prescreen (SPEC section 19), which
+ * runs after correctness when it runs at all. */
+enum cb_phase { CB_PH_CORRECTNESS, CB_PH_ROUND_A, CB_PH_ROUND_B, CB_PH_SCREEN, CB_NPHASES };
 
-const char *cb_phase_name(enum cb_phase p);     /* "correctness", "a", "b" */
+const char *cb_phase_name(enum cb_phase p);     /* "correctness", "a", "b", "screen" */
 const char *cb_selection_name(enum cb_selection s);
 int cb_selection_parse(const char *s, enum cb_selection *out);
 

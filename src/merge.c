@@ -57,7 +57,7 @@ struct merge {
  * campaign, and what follows from it and the backend. */
 static const char *const common_keys[] = { "campaign", "selection", "manifest_sha256", "matrix_sha256",
 					   "inventory_sha256", "sources", "timer", "bootstrap", "plan", "launch_floor",
-					   "thresholds", "production_default_policy", NULL };
+					   "thresholds", "production_default_policy", "prescreen", NULL };
 
 /* Where a shard's file goes in the merged root: tasks/ and interrupted/
  * keep their paths (tasks are disjoint across shards); the frozen campaign

@@ -90,6 +90,11 @@ static int first_difference(const struct cb_task_result *a, const struct cb_task
 				 cb_role_name((enum cb_role)r), a->topology[r], b->topology[r]);
 			return 1;
 		}
+	if (a->identical != b->identical) {
+		snprintf(out, cap, "task %s: identical by construction sealed %s, recomputed %s", a->id,
+			 a->identical ? "yes" : "no", b->identical ? "yes" : "no");
+		return 1;
+	}
 	return 0;
 }
 

@@ -92,9 +92,10 @@ static json_t *cells_json(const struct cb_task_evidence *ev, const struct cb_man
 		enum cb_role r = m->cells[c].role;
 		json_t *phases = json_object();
 		for (p = 0; p < CB_NPHASES; p++)
-			json_object_set_new(phases, cb_phase_name((enum cb_phase)p),
-					    json_pack("{s:s, s:s}", "outcome", cb_outcome_name(ev->outcome[p][r]),
-						      "detail", ev->detail[p][r]));
+			if (p != CB_PH_SCREEN || ev->outcome[p][r] != CB_OUT_NOT_RUN)
+				json_object_set_new(phases, cb_phase_name((enum cb_phase)p),
+						    json_pack("{s:s, s:s}", "outcome", cb_outcome_name(ev->outcome[p][r]),
+							      "detail", ev->detail[p][r]));
 		json_object_set_new(cells, cb_role_name(r),
 				    json_pack("{s:s, s:o}", "name", m->cells[c].name, "phases", phases));
 	}
@@ -166,6 +167,8 @@ int cb_task_result_fill(const struct cb_task_account *a, const char *op, struct 
 	res->verdict = a->v.verdict;
 	res->have_topology = a->f.joinable;
 	res->confidence_ppm = cb_ppm(a->fig.confidence);
+	res->identity_known = a->ev.identity.known;
+	res->identical = a->ev.identity.identical;
 	for (r = 0; r < CB_NROLES; r++)
 		res->topology[r] = a->f.topology[r];
 	for (o = 0; o < CB_NORDERS; o++) {
@@ -218,6 +221,9 @@ int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, co
 	json_object_set_new(r, "cells", cells_json(&a->ev, m));
 	json_object_set_new(r, "topology", topology_json(&a->ev));
 	json_object_set_new(r, "orders", orders_json(a, res));
+	json_object_set_new(r, "identity", cb_identity_json(&a->ev.identity, a->ev.from_screen ? "screen" : "a"));
+	if (a->ev.have_screen)
+		json_object_set_new(r, "screen_identity", cb_identity_json(&a->ev.screen_identity, "screen"));
 	if (extra)
 		json_object_update_recursive(r, (json_t *)extra);
 	path = cb_path_join(task_dir, "task.json");
@@ -279,6 +285,8 @@ int cb_task_result_from_json(const json_t *j, const char *task_json, struct cb_t
 			res->have_topology = 0;
 		res->topology[r] = cb_json_int(t, "scoped", 0);
 	}
+	res->identity_known = json_is_true(json_object_get(json_object_get(j, "identity"), "known"));
+	res->identical = json_is_true(json_object_get(json_object_get(j, "identity"), "identical"));
 	orders = json_object_get(j, "orders");
 	for (o = 0; o < CB_NORDERS; o++) {
 		const json_t *x = json_object_get(orders, o == CB_ORDER_A ? "a" : "b");
@@ -336,6 +344,25 @@ static void md_text(struct cb_buf *b, const char *s)
 	}
 }
 
+void cb_free_aa_add(struct cb_free_aa *aa, const struct cb_task_result *r)
+{
+	aa->known += r->identity_known != 0;
+	if (!r->identical)
+		return;
+	if (!r->present[CB_ORDER_A]) {
+		aa->screened += strcmp(r->code, "identical-binaries") == 0;
+		return;
+	}
+	aa->identical++;
+	aa->exclude_zero += r->lo_ppm[CB_ORDER_A] > 0 || r->hi_ppm[CB_ORDER_A] < 0;
+}
+
+void cb_free_aa_line(const struct cb_free_aa *aa, char *out, size_t cap)
+{
+	snprintf(out, cap, "%zu of %zu identical-by-construction tasks exclude zero (round a; nominal 5%%)",
+		 aa->exclude_zero, aa->identical);
+}
+
 /* The columns of matrix.csv. */
 static const char *const matrix_hdr[] = {
 	"task", "op", "verdict", "code", "topology_baseline", "topology_control",
@@ -367,13 +394,29 @@ static void matrix_summary(struct cb_buf *csv, struct cb_buf *md, const char *co
 }
 
 /* The summaries that end the verdict matrix, in this order: the A/A line
- * (aa.h). */
+ * (aa.h), then, when the tasks carry binary digests, the free A/A of
+ * identical binaries (code identical-binaries). */
 static void matrix_summaries(struct cb_buf *csv, struct cb_buf *md, const struct cb_task_result *res, size_t n)
 {
 	char aa[CB_AA_LINE_MAX];
 
+	struct cb_free_aa fa = { 0, 0, 0, 0 };
+	char line[160], reason[256];
+	size_t i;
+
 	cb_aa_line_of(res, n, aa, sizeof(aa));
 	matrix_summary(csv, md, "aa-summary", aa);
+	for (i = 0; i < n; i++)
+		cb_free_aa_add(&fa, &res[i]);
+	if (!fa.known)
+		return;
+	cb_free_aa_line(&fa, line, sizeof(line));
+	if (fa.screened)
+		snprintf(reason, sizeof(reason), "identical binaries: %s; %zu not timed (run --prescreen)", line,
+			 fa.screened);
+	else
+		snprintf(reason, sizeof(reason), "identical binaries: %s", line);
+	matrix_summary(csv, md, "identical-binaries", reason);
 }
 
 int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, size_t n,

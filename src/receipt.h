@@ -42,7 +42,22 @@ struct cb_task_result {
 	long long resamples[CB_NORDERS];        /* of the order's bootstraps (unrecorded: the old default) */
 	long long confidence_ppm;               /* of the intervals */
 	char timer[CB_NORDERS][8];              /* "graph", "direct", "mixed" */
+	int identity_known;                     /* its cells carry binary digests (identity.h) */
+	int identical;                          /* identical by construction */
 };
+
+/* The free A/A of n results (SPEC section 19): of the tasks identical by
+ * construction that were timed, how many have a round-a interval that
+ * excludes zero; how many were not timed (run --prescreen); and whether
+ * any task carries digests at all (known 0: a run from before them). */
+struct cb_free_aa {
+	size_t known, identical, exclude_zero, screened;
+};
+/* Count result r into aa (zeroed first). */
+void cb_free_aa_add(struct cb_free_aa *aa, const struct cb_task_result *r);
+/* The line of the report and matrix.csv: "k of n identical-by-construction
+ * tasks exclude zero (round a; nominal 5%)". */
+void cb_free_aa_line(const struct cb_free_aa *aa, char *out, size_t cap);
 
 void cb_task_result_release(struct cb_task_result *r);
 

@@ -312,6 +312,22 @@ static void task_effect(struct cb_report_task *t)
 	t->effect = n ? expm1(sum / n) : 0;
 }
 
+void cb_report_fmt_identity(const struct cb_report *rp, char *aa, size_t aa_cap, char *screen, size_t screen_cap)
+{
+	struct cb_free_aa f = { 0, 0, 0, 0 };
+	char line[160];
+	size_t i;
+
+	for (i = 0; i < rp->n; i++)
+		cb_free_aa_add(&f, &rp->t[i].sealed);
+	cb_free_aa_line(&f, line, sizeof(line));
+	snprintf(aa, aa_cap, "%s", f.known ? line : "");
+	if (json_is_true(json_object_get(rp->cs.doc, "prescreen")))
+		snprintf(screen, screen_cap, "%zu of %zu tasks not timed (identical binaries)", f.screened, rp->n);
+	else
+		snprintf(screen, screen_cap, "%s", "");
+}
+
 long long cb_report_geomean_ppm(const struct cb_report *rp, char v, size_t *n)
 {
 	double sum = 0;

@@ -138,6 +138,13 @@ void cb_report_fmt_intervals(const struct cb_report *rp, int utf8, char *out, si
 /* The run's A/A line (aa.h), from the sealed results of its tasks. */
 void cb_report_fmt_aa(const struct cb_report *rp, char *out, size_t cap);
 
+/* The free A/A and the pre-screen of the run, in words (docs/design.md section 19),
+ * from the sealed results: aa "k of n identical-by-construction tasks
+ * exclude zero (round a; nominal 5%)", screen "N of M tasks not timed
+ * (identical binaries)"; "" for what does not apply (a run without binary
+ * digests, or without --prescreen). */
+void cb_report_fmt_identity(const struct cb_report *rp, char *aa, size_t aa_cap, char *screen, size_t screen_cap);
+
 /* The geometric mean of 1 + effect over the timed tasks whose shown
  * verdict is v (0: every timed task), less 1, in ppm; *n says over how
  * many (0: none, and the mean is 0). */

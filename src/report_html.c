@@ -187,6 +187,27 @@ static void h_aa(struct cb_buf *b, const struct cb_report *rp)
 	cb_buf_adds(b, "</span></td></tr>\n");
 }
 
+/* The free A/A of identical binaries and the pre-screen, a fact each when
+ * it applies. */
+static void h_identity(struct cb_buf *b, const struct cb_report *rp)
+{
+	char aa[256], screen[160];
+
+	cb_report_fmt_identity(rp, aa, sizeof(aa), screen, sizeof(screen));
+	if (aa[0]) {
+		h_fact_open(b, "A/A");
+		cb_buf_adds(b, "<span id=\"aa-identical\">identical binaries: ");
+		cb_html_esc(b, aa);
+		cb_buf_adds(b, "</span></td></tr>\n");
+	}
+	if (screen[0]) {
+		h_fact_open(b, "pre-screen");
+		cb_buf_adds(b, "<span id=\"prescreen\">on: ");
+		cb_html_esc(b, screen);
+		cb_buf_adds(b, "</span></td></tr>\n");
+	}
+}
+
 /* The header: campaign, seal, derived run, sources, device, timer, plugin
  * plan, thresholds, the intervals and the A/A line, who ran it, and links
  * to the run's own receipts. */
@@ -281,6 +302,7 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 	cb_buf_adds(b, "</td></tr>\n");
 	h_intervals(b, rp);
 	h_aa(b, rp);
+	h_identity(b, rp);
 	h_fact_open(b, "run by");
 	cb_buf_adds(b, "caliber ");
 	h_json_inline(b, caliber);

@@ -327,13 +327,13 @@ static void h_order_clocks(struct cb_buf *b, const struct cb_report_task *t, int
  * figures, the rows with their samples, and links to every receipt. */
 void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const struct cb_report_task *t)
 {
-	static const char *const phases[] = { "correctness", "a", "b" };
+	static const char *const phases[CB_NPHASES] = { "correctness", "a", "b", "screen" };
 	const json_t *cells = json_object_get(t->doc, "cells"), *topo = json_object_get(t->doc, "topology");
 	const json_t *orders = json_object_get(t->doc, "orders");
 	const char *names[CB_NROLES];
 	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
 	char *thref = cb_strdupf("%s/tasks/%s", rp->href, t->sealed.id);
-	int r, o;
+	int r, o, screen = 0;
 	size_t p;
 
 	for (r = 0; r < CB_NROLES; r++) {
@@ -376,9 +376,14 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 	if (t->wall_ms >= 0)
 		cb_buf_addf(b, " <small class=\"muted\">(the task took %lld.%lld s)</small>", t->wall_ms / 1000,
 			    (t->wall_ms % 1000) / 100);
+	for (r = 0; r < CB_NROLES; r++)
+		screen |= json_object_get(json_object_get(json_object_get(cells, cb_role_name((enum cb_role)r)), "phases"),
+					  "screen") != NULL;
 	cb_buf_adds(b, "</h4>\n<table class=\"grid\"><caption>The cells of ");
 	cb_html_esc(b, t->sealed.id);
 	cb_buf_adds(b, ": outcome by phase, topology and the variants left out</caption>\n<tr><th scope=\"col\">role</th><th scope=\"col\">cell</th><th scope=\"col\">correctness</th><th scope=\"col\">round a</th><th scope=\"col\">round b</th>");
+	if (screen)
+		cb_buf_adds(b, "<th scope=\"col\">screen (--prescreen)</th>");
 	cb_buf_addf(b, "<th scope=\"col\">topology (scoped / total, floor %lld)</th><th scope=\"col\">excluded variants (launches &le; floor)</th>",
 		    rp->cs.launch_floor);
 	if (t->derived)
@@ -391,7 +396,7 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 		cb_buf_addf(b, "<tr><td>%s</td><td>", role);
 		cb_html_esc(b, names[r]);
 		cb_buf_adds(b, "</td>");
-		for (p = 0; p < 3; p++)
+		for (p = 0; p < (size_t)(CB_PH_ROUND_B + 1 + screen); p++)
 			h_outcome(b, json_object_get(json_object_get(c, "phases"), phases[p]), t->cell_ms[p][r],
 				  t->cell_runs[p][r]);
 		cb_buf_adds(b, "<td>");
@@ -469,10 +474,11 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 	if (tdir && thref)
 		cb_html_link(b, tdir, thref, "task.json", "task.json");
 	cb_buf_adds(b, "</li>\n");
-	for (p = 0; p < 3; p++)
+	for (p = 0; p < CB_NPHASES; p++)
 		for (r = 0; r < CB_NROLES; r++) {
 			static const char *const files[] = { "cell.json", "worker.log", "timing.jsonl", "device.json",
-							     "autotune.jsonl", "ir/index.tsv", "replay_miss.json" };
+							     "autotune.jsonl", "ir/index.tsv", "ir/binaries.tsv",
+							     "replay_miss.json" };
 			char *cdir = cb_strdupf("cells/%s-%s", phases[p], names[r]);
 			char *full = cdir && tdir ? cb_path_join(tdir, cdir) : NULL;
 			char *chref = cdir && thref ? cb_strdupf("%s/%s", thref, cdir) : NULL;

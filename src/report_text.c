@@ -274,6 +274,19 @@ static void put_aa(struct cb_buf *b, const struct cb_report *rp, const char *ite
 	cb_buf_addf(b, "%s%s\n", item, line);
 }
 
+/* The free A/A of identical binaries and how many tasks the pre-screen
+ * left untimed, each on a line of its own when it applies. */
+static void put_identity(struct cb_buf *b, const struct cb_report *rp, const char *item)
+{
+	char aa[256], screen[160];
+
+	cb_report_fmt_identity(rp, aa, sizeof(aa), screen, sizeof(screen));
+	if (aa[0])
+		cb_buf_addf(b, "%sA/A (identical binaries): %s\n", item, aa);
+	if (screen[0])
+		cb_buf_addf(b, "%spre-screen on: %s\n", item, screen);
+}
+
 /* The lines above the table: campaign, seal, floor and thresholds, and
  * for a derived run what it re-accounted. */
 static void put_summary_lines(struct cb_buf *b, const struct cb_report *rp, int md)
@@ -308,6 +321,7 @@ static void put_summary_lines(struct cb_buf *b, const struct cb_report *rp, int 
 	cb_buf_adds(b, "\n");
 	put_intervals(b, rp, item, md);
 	put_aa(b, rp, item);
+	put_identity(b, rp, item);
 	put_geomeans(b, rp, item);
 	put_what_changed(b, rp, item);
 }
@@ -593,7 +607,6 @@ static void put_seconds(struct cb_buf *b, long long ms)
  * wall time (runs built by the test tools). */
 static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 {
-	static const char *const phase[CB_NPHASES] = { "correctness", "a", "b" };
 	long long sum[CB_NPHASES] = { 0 }, all = 0, longest = -1;
 	size_t i, at, runs = 0, ilong = 0;
 	int p, r;
@@ -620,7 +633,7 @@ static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 	cb_buf_adds(b, " s");
 	for (p = 0; p < CB_NPHASES; p++)
 		if (sum[p]) {
-			cb_buf_addf(b, "%s %s ", p ? "," : ":", phase[p]);
+			cb_buf_addf(b, "%s %s ", p ? "," : ":", cb_phase_name((enum cb_phase)p));
 			put_seconds(b, sum[p]);
 		}
 	if (longest >= 0) {
@@ -649,7 +662,7 @@ static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 				ph += t->cell_ms[p][r];
 			if (!t->cell_runs[p][CB_ROLE_BASELINE])
 				continue;
-			cb_buf_addf(b, "%s %s ", first ? ":" : ",", phase[p]);
+			cb_buf_addf(b, "%s %s ", first ? ":" : ",", cb_phase_name((enum cb_phase)p));
 			first = 0;
 			put_seconds(b, ph);
 			for (r = 0; r < CB_NROLES; r++) {

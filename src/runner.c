@@ -2,7 +2,9 @@
  * matrix on one device, serially, into a run root that ends sealed. For
  * each task: correctness in every cell, round a of the benchmark in
  * manifest order, topology, round b in reverse order only when the
- * candidate's topology is below the baseline's, then the task receipt.
+ * candidate's topology is below the baseline's, then the task receipt;
+ * with --prescreen, a compile-only pass between correctness and round a
+ * that leaves a task whose binaries are identical in every cell untimed.
  * By default every request (so every timed session) runs in a worker
  * process of its own, started ahead of its turn (worker.h).
  * With --stop-after or --deadline, no task or cell starts that would end
@@ -52,6 +54,7 @@ struct runner {
 	struct cb_expect_so_far so_far;         /* the tasks of this run root finished so far */
 	long long deadline_ms;                  /* CLOCK_MONOTONIC; 0: none */
 	long long task_ms[CB_NPHASES];          /* longest cell of each phase in the running task, -1: none yet */
+	int prescreen;                          /* run --prescreen */
 	char stop[768];                         /* why the running task stopped between cells, when it did */
 };
 
@@ -112,7 +115,7 @@ static void progress(struct runner *rn, size_t i, const char *task, const char *
 	if (rn->progress == PROGRESS_LIVE)
 		eta(rn, i, left, sizeof(left));
 	cb_fmt_elapsed(now, el, sizeof(el));
-	if (p == CB_PH_CORRECTNESS)
+	if (p == CB_PH_CORRECTNESS || p == CB_PH_SCREEN)
 		snprintf(ph, sizeof(ph), "%s", cb_phase_name(p));
 	else if (session <= rn->ctx.m->sessions)
 		snprintf(ph, sizeof(ph), "%s s%d/%lld", cb_phase_name(p), session, rn->ctx.m->sessions);
@@ -260,8 +263,8 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 	char what[256];
 	int rc;
 
-	if (p == CB_PH_CORRECTNESS)
-		snprintf(what, sizeof(what), "cell %s of task %s (correctness)", cp->cell->name, w->id);
+	if (p == CB_PH_CORRECTNESS || p == CB_PH_SCREEN)
+		snprintf(what, sizeof(what), "cell %s of task %s (%s)", cp->cell->name, w->id, cb_phase_name(p));
 	else
 		snprintf(what, sizeof(what), "cell %s of task %s (round %s, session %d of %lld%s)", cp->cell->name,
 			 w->id, cb_phase_name(p), session,
@@ -451,6 +454,37 @@ static int worth_timing(const enum cb_outcome correct[CB_NROLES])
 	return 0;
 }
 
+/* run --prescreen (docs/design.md section 19): once correctness passed in every
+ * cell, the compile-only pass of the benchmark rows (phase screen) in every
+ * cell, and the task accounted as it stands, by the code that will
+ * classify it: *screened when its binaries are identical in every cell,
+ * and its rounds are then not run. Returns as run_cell. */
+static int prescreen(struct runner *rn, size_t i, const json_t *task, const struct cb_workload *w,
+		     const char *dir, int *screened, struct cb_err *err)
+{
+	const struct cb_manifest *m = rn->ctx.m;
+	struct cb_task_account acc;
+	enum cb_outcome o;
+	int c, rc, correct = 1;
+
+	*screened = 0;
+	if (!rn->prescreen)
+		return 0;
+	if (cb_task_account(dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
+		return -1;
+	for (c = 0; c < CB_NROLES; c++)
+		correct &= acc.f.correct[c];
+	cb_task_account_release(&acc);
+	for (c = 0; correct && c < CB_NROLES; c++)
+		if ((rc = run_cell(rn, i, task, w, c, CB_PH_SCREEN, 1, dir, &o, err)) != 0)
+			return rc;
+	if (!correct || cb_task_account(dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
+		return correct ? -1 : 0;
+	*screened = acc.f.screened;
+	cb_task_account_release(&acc);
+	return 0;
+}
+
 /* Run one task into its folder and write its receipt. Returns 1 when the
  * deadline kept it from starting (said) or stopped it before a cell
  * (rn->stop says why; --resume redoes the task), 0 when it is done, -1 on
@@ -466,7 +500,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	struct cb_task_account acc;
 	enum cb_outcome correct[CB_NROLES];
 	json_t *extra = NULL, *adapted[CB_NORDERS] = { NULL, NULL };
-	int c, p, rc = -1;
+	int c, p, screened, rc = -1;
 
 	rn->stop[0] = '\0';
 	for (p = 0; p < CB_NPHASES; p++)
@@ -482,7 +516,9 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	for (c = 0; c < CB_NROLES; c++)
 		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, 1, dir, &correct[c], err)) != 0)
 			goto out;
-	if (worth_timing(correct)) {
+	if ((rc = prescreen(rn, i, task, w, dir, &screened, err)) != 0)
+		goto out;
+	if (!screened && worth_timing(correct)) {
 		if ((rc = run_round(rn, i, task, w, CB_PH_ROUND_A, dir, &adapted[CB_ORDER_A], err)) != 0)
 			goto out;
 		if ((rc = wants_round_b(rn, w, dir, err)) < 0)
@@ -665,6 +701,30 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 	return rc;
 }
 
+/* --resume runs as the run started: with --prescreen when its first
+ * invocation (run.json) had it, else without, so that the campaign receipt
+ * can say which of the two the run was. */
+static int same_prescreen(const char *root, int prescreen, struct cb_err *err)
+{
+	char *path = cb_path_join(root, "run.json");
+	json_t *j = path ? cb_json_load_file(path, err) : NULL;
+	const json_t *args = json_object_get(json_array_get(json_object_get(j, "invocations"), 0), "argv"), *a;
+	size_t i;
+	int first = 0, rc = -1;
+
+	if (!path)
+		cb_fail(err, "out of memory");
+	else if (j) {
+		json_array_foreach(args, i, a)
+			first |= json_is_string(a) && strcmp(json_string_value(a), "--prescreen") == 0;
+		rc = first == prescreen ? 0 : cb_fail(err, "--resume: %s started %s --prescreen; resume it the same way",
+						       root, first ? "with" : "without");
+	}
+	json_decref(j);
+	free(path);
+	return rc;
+}
+
 /* The manifest's timer for the campaign receipt, which holds no reals:
  * throttle_floor as throttle_floor_ppm, sessions and max_sessions as run. */
 static json_t *timer_json(const struct cb_manifest *m)
@@ -778,6 +838,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	json_object_set_new(j, "bootstrap", json_pack("{s:i}", "resamples", CB_BOOTSTRAP_RESAMPLES));
 	json_object_set_new(j, "plan", plan);
 	json_object_set_new(j, "worker", worker_json(&rn->ctx));
+	json_object_set_new(j, "prescreen", json_boolean(rn->prescreen));
 	json_object_set_new(j, "preflight", json_incref(pf->results));
 	json_object_set_new(j, "launch_floor", json_integer(m->launch_floor));
 	json_object_set_new(j, "thresholds", json_pack("{s:I, s:I, s:I}", "gain_ppm", (json_int_t)cb_ppm(m->gain),
@@ -896,6 +957,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	memset(&pf, 0, sizeof(pf));
 	memset(&history, 0, sizeof(history));
 	rn.t0_ms = cb_mono_ms();
+	rn.prescreen = o->prescreen;
 	rn.progress = o->quiet ? PROGRESS_QUIET : o->json_progress ? PROGRESS_JSON
 				: isatty(STDOUT_FILENO) ? PROGRESS_LIVE : PROGRESS_LINES;
 	for (c = 0; c < CB_NPHASES; c++)
@@ -975,7 +1037,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	for (i = 0; i < json_array_size(tidied); i++)
 		note(&rn, json_pack("{s:s, s:s}", "event", "resume-tidied", "what", json_string_value(json_array_get(tidied, i))),
 		     "resume: %s", json_string_value(json_array_get(tidied, i)));
-	if (record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, rn.ctx.scratch, tidied,
+	if ((o->resume && same_prescreen(output, o->prescreen, err) < 0) ||
+	    record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, rn.ctx.scratch, tidied,
 			      err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++) {

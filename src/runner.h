@@ -30,6 +30,7 @@ struct cb_run_opts {
 	const char *sign_key;              /* Ed25519 private key (PEM) that signs the seal, or NULL */
 	struct cb_shard shard;             /* run only this shard of the matrix (n 0: all of it) */
 	int preflight_only;                /* stop after the preflights, writing nothing */
+	int prescreen;                     /* time no task whose binaries are identical in every cell */
 };
 
 /* Run (or resume) the campaign: preflights (refused: exit 3, nothing

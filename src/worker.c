@@ -255,7 +255,7 @@ json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
 	const struct cb_cell *base = cb_manifest_cell(ctx->m, CB_ROLE_BASELINE);
 	const int record = cell->role == CB_ROLE_BASELINE && p != CB_PH_ROUND_B && session == 1;
 	char *dir = cb_session_dir(task_dir, p, cell->name, session);
-	char *rdir = cb_cell_dir(task_dir, p == CB_PH_CORRECTNESS ? CB_PH_CORRECTNESS : CB_PH_ROUND_A, base->name);
+	char *rdir = cb_cell_dir(task_dir, p == CB_PH_ROUND_B ? CB_PH_ROUND_A : p, base->name);
 	char *afile = NULL, *dt = dtypes_of(w), *shapes = NULL, *timer = NULL, sess[24];
 	const char **args = cb_matrix_args(task, p == CB_PH_CORRECTNESS ? "correctness_args" : "benchmark_args");
 	json_t *argv = json_pack("[s, s, s]", "-q", "-p", "no:cacheprovider"), *env, *req = NULL;

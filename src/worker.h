@@ -139,9 +139,9 @@ int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, c
 
 /* The request of one task, phase, cell and session (docs/formats.md):
  * pytest argv with -p for every planned plugin, and the per-request
- * environment. Session 1 of the baseline's correctness and round a records
- * autotune decisions; every other request replays them. Correctness has
- * one session. */
+ * environment. Session 1 of the baseline's correctness, round a and screen
+ * records autotune decisions; every other request replays them (round b
+ * round a's). Correctness and screen have one session. */
 json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
 			  const struct cb_workload *w, const struct cb_cell *cell, enum cb_phase p,
 			  int session, const char *task_dir, struct cb_err *err);

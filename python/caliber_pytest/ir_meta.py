@@ -5,11 +5,14 @@ variant (its cache hash); launch_enter_hook tells which function each launch
 runs. Joining the two gives, per variant, the launches of this request, split
 into launches made while the autotuner benchmarks (tuning_launches) and the
 rest. At the end of the request each variant's .ttgir and .json are copied to
-<cell dir>/ir/<variant>/ and ir/index.tsv is written; a later timed session
-of a round (CALIBER_SESSION above 1) writes the index only, since the cell's
-topology is its first session's and the IR would repeat it. Launches inside
-a CUDA graph capture are counted when captured, not when replayed; launches
-made while timing profiles a row (_kernel_time) are not counted at all.
+<cell dir>/ir/<variant>/, ir/index.tsv is written, and ir/binaries.tsv with
+each variant's binary identity (the digest of its compiled binary and of its
+TTGIR without locations, and its launch configuration, _binaries); a later
+timed session of a round (CALIBER_SESSION above 1) writes the index only,
+since the cell's topology and binaries are its first session's and the IR
+would repeat it. Launches inside a CUDA graph capture are counted when
+captured, not when replayed; launches made while timing profiles a row
+(_kernel_time) are not counted at all.
 
 Beside the index, ir/resources.tsv says what each variant uses as loaded:
 registers and spills from the CompiledKernel whose handles the load hook is
@@ -22,7 +25,7 @@ import sys
 
 import pytest
 
-from . import _hooks, _kernel_time, _tuning
+from . import _binaries, _hooks, _kernel_time, _tuning
 from ._common import atomic_write_text, drop_request_state, request_state, require_env, usage_error
 from ._index import LaunchCounts, format_index
 from ._resources import format_resources, resources
@@ -170,8 +173,27 @@ def write_resources(ir_dir, state):
     atomic_write_text(os.path.join(ir_dir, "resources.tsv"), format_resources(rows))
 
 
+def _cache_group(loaded):
+    """A variant's cache files (name -> path): the group Triton passed when it
+    loaded the kernel, else the files of its folder in the cell's cache."""
+    if loaded.group:
+        return loaded.group
+    cache_dir = os.environ.get("TRITON_CACHE_DIR")
+    folder = os.path.join(cache_dir, loaded.variant) if cache_dir else None
+    if not folder or not os.path.isdir(folder):
+        return {}
+    return {name: os.path.join(folder, name) for name in sorted(os.listdir(folder))}
+
+
+def _write_binaries(state, ir_dir):
+    """ir/binaries.tsv: the binary identity of every variant of the index."""
+    rows = [_binaries.describe(v, state.seen[v].kernel, _cache_group(state.seen[v])) for v in state.counts.variants()]
+    atomic_write_text(os.path.join(ir_dir, "binaries.tsv"), _binaries.format_binaries(rows))
+
+
 def pytest_sessionfinish(session, exitstatus):
-    """Write ir/<variant>/ and ir/index.tsv; a launch of an unknown function fails the request."""
+    """Write ir/<variant>/, ir/index.tsv and ir/binaries.tsv; a launch of an
+    unknown function fails the request."""
     state = request_state(session.config, STATE)
     if state is None:
         return
@@ -184,6 +206,8 @@ def pytest_sessionfinish(session, exitstatus):
             print(f"caliber_pytest.{PLUGIN}: warning: {variant}/{filename} is not in the Triton cache")
     atomic_write_text(os.path.join(ir_dir, "index.tsv"), format_index(state.counts.rows()))
     write_resources(ir_dir, state)
+    if not later_session:
+        _write_binaries(state, ir_dir)
     if state.unknown:
         print(f"caliber_pytest.{PLUGIN}: launches of kernels loaded before the hook was attached: "
               f"{', '.join(sorted(state.unknown))}; the launch index is incomplete")

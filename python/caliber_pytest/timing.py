@@ -33,7 +33,11 @@ A row's timer is decided once per cell, in its first session: with
 CALIBER_TIMER_PLAN (the path of that session's timing.jsonl) a later
 session times each row as the plan says, never trying a capture that the
 first session could not make, and a row the plan captured that cannot be
-captured now is timed directly with the reason saying both."""
+captured now is timed directly with the reason saying both.
+
+In the compile-only pass of run --prescreen (CALIBER_PHASE=screen) a row
+is only called as its warm-up calls it, so that it compiles and launches
+what it would time, and nothing is timed or written."""
 
 import os
 
@@ -59,6 +63,7 @@ class _State:
         self.stream = stream  # the stream every test of a timed phase runs on; None in correctness
         self.plan = plan      # {row: (timer, reason)} of the cell's first session, or None
         self.rows = set()
+        self.compile_only = os.environ.get("CALIBER_PHASE") == "screen"
         self.nvml = _nvml.handle(_nvml.device_uuid(torch.cuda.get_device_properties(0)))
         top = _nvml.max_sm_mhz(self.nvml)
         self.floor_mhz = int(top * timer["throttle_floor"]) if top else None
@@ -200,6 +205,19 @@ def _warm(state, fn):
     return _timing_rows.choose_calls(estimate_ms, timer["rep_ms"] / timer["repeats"])
 
 
+def _compile_only(state, fn, nodeid, label, shape, dtype, extra):
+    """A row of the compile-only pass: fn called as many times as a timed row's
+    warm-up starts with (compile, then warm: its kernels launch as often as in
+    that warm-up, against the same launch floor), and once more through device
+    events, so that a caller computing from the row gets a number. Neither
+    rested nor written: the row is not a measurement."""
+    for _ in range(_timing_rows.WARMUP_CALLS):
+        fn()
+    elapsed = _event_times(state.torch, 1, fn)
+    return _timing_rows.make_row(nodeid, label, _timing_rows.samples_ns(elapsed, 1), "direct",
+                                 "compile-only pass: not timed", 1, shape=shape, dtype=dtype_name(dtype), extra=extra)
+
+
 def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
     """Time fn as one benchmark row of the request whose pytest config is config,
     append the row to its timing.jsonl and return it: rested first, measured
@@ -212,6 +230,8 @@ def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
     if key in state.rows:
         raise ValueError(f"caliber_pytest.{PLUGIN}: row {key} is timed twice in one request")
     state.rows.add(key)
+    if state.compile_only:
+        return _compile_only(state, fn, nodeid, label, shape, dtype, extra)
 
     planned = _timing_rows.planned(state.plan, key)
     with _gpu_lock.exclusive():

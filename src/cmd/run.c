@@ -48,6 +48,12 @@ static const char run_about[] =
 	"listed device in parallel, each a caliber run of its own pinned through the\n"
 	"backend's visibility variable and preflighted on its device (all before any\n"
 	"starts), into OUTPUT.shards/<K>, and merges them into --output-root.\n"
+	"--prescreen: after correctness passed in every cell, a compile-only pass of\n"
+	"the benchmark rows (phase screen: each row called as its warm-up calls it,\n"
+	"nothing timed) in every cell; a task whose launched kernels are then\n"
+	"identical in every cell (binary, TTGIR without locations, launch\n"
+	"configuration, autotune decisions) is not timed: verdict B, code\n"
+	"identical-binaries, its digests in its receipt. Without it every task is timed.\n"
 	"A sealed run ends with `verdicts: G n, C n, B n, R n, K n, X n` and the path\n"
 	"of its report (with --quiet too). A task whose correctness fails in every\n"
 	"cell gets no timing session. Exit status: 0 for a completed campaign\n"
@@ -100,7 +106,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	int mode;
 	const char *fail_on = NULL, *deadline = NULL, *history = NULL, *sign_key = NULL, *shard = NULL, *devices = NULL;
 	long long stop_after = 0;
-	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0;
+	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0, prescreen = 0;
 	struct cb_args args = CB_ARGS_INIT;
 	int rc;
 	const struct cb_opt opts[] = {
@@ -117,6 +123,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "workers", CB_OPT_STR, &workers, "MODE", "session (default), persistent or task: how worker processes live" },
 		{ "prestart", CB_OPT_INT, &prestart, "N", "session mode: workers per cell started ahead (0-4, default 2)" },
 		{ "isolate", CB_OPT_STR, &isolate, "task", "the same as --workers task" },
+		{ "prescreen", CB_OPT_FLAG, &prescreen, NULL, "time no task whose binaries are identical in every cell" },
 		{ "shard", CB_OPT_STR, &shard, "K/N", "run only shard K of N (tasks dealt by budget, longest first)" },
 		{ "devices", CB_OPT_STR, &devices, "LIST", "one shard per device (e.g. 0,1,2,3), in parallel, then merge" },
 		{ "preflight-only", CB_OPT_FLAG, &preflight_only, NULL, "run the preflights and stop (exit 0 or 3), writing nothing" },
@@ -160,7 +167,8 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 					  .history = history, .stop_after = stop_after, .workers = (enum cb_worker_mode)mode,
 					  .prestart = (int)prestart, .resume = resume, .quiet = quiet,
 					  .json_progress = json_progress, .allow_dirty = allow_dirty, .argc = argc,
-					  .argv = argv, .sign_key = sign_key, .preflight_only = preflight_only };
+					  .argv = argv, .sign_key = sign_key, .preflight_only = preflight_only,
+					  .prescreen = prescreen };
 		if (devices)
 			rc = cb_run_devices(&o, devices, err);
 		else if (!shard || cb_shard_parse(shard, "--shard", &o.shard, err) == 0)

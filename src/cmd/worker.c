@@ -41,7 +41,7 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		{ "task-matrix", CB_OPT_PATH, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
 		{ "task", CB_OPT_STR, &task_id, "ID", "task id (required)" },
 		{ "cell", CB_OPT_STR, &cell, "NAME", "cell name (required)" },
-		{ "phase", CB_OPT_STR, &phase, "correctness|a|b", "phase (required)" },
+		{ "phase", CB_OPT_STR, &phase, "correctness|a|b|screen", "phase (required)" },
 		{ "session", CB_OPT_INT, &session, "K", "timed session of a round, 1 (default) to timer.sessions" },
 		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root (required)" },
 		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the compiler's root (required)" },
@@ -71,7 +71,7 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		if (strcmp(phase, cb_phase_name((enum cb_phase)p)) == 0)
 			break;
 	if (p == CB_NPHASES) {
-		cb_fail(err, "--phase: expected correctness, a or b, got '%s'", phase);
+		cb_fail(err, "--phase: expected correctness, a, b or screen, got '%s'", phase);
 		rc = CB_EXIT_USAGE;
 		goto out;
 	}
@@ -80,9 +80,9 @@ int cmd_worker(int argc, char **argv, struct cb_err *err)
 		goto out;
 	if (cb_manifest_load(manifest, &m, err) < 0)
 		goto out;
-	if (session < 1 || session > (p == CB_PH_CORRECTNESS ? 1 : m.sessions)) {
+	if (session < 1 || session > (p == CB_PH_CORRECTNESS || p == CB_PH_SCREEN ? 1 : m.sessions)) {
 		cb_fail(err, "--session: expected 1 to %lld for phase %s, got %lld",
-			p == CB_PH_CORRECTNESS ? 1 : m.sessions, phase, session);
+			p == CB_PH_CORRECTNESS || p == CB_PH_SCREEN ? 1 : m.sessions, phase, session);
 		rc = CB_EXIT_USAGE;
 		goto out;
 	}

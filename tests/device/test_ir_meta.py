@@ -1,6 +1,9 @@
-"""ir_meta on real kernels: the launch index, the IR copies, and a variant
-compiled by an earlier request of the same worker process."""
+"""ir_meta on real kernels: the launch index, the IR copies, the binaries
+(ir/binaries.tsv), a variant compiled by an earlier request of the same
+worker process, and the compile-only pass of run --prescreen."""
 
+import csv
+import hashlib
 import os
 
 from worker import read_index, read_jsonl, request, run_session
@@ -31,4 +34,29 @@ def test_index_and_ir_across_two_requests(tmp_path):
                 copied = cell / "ir" / r["variant"] / (r["kernel"] + suffix)
                 cached = cache / r["variant"] / (r["kernel"] + suffix)
                 assert copied.read_bytes() == cached.read_bytes()
-        assert sorted(os.listdir(cell / "ir")) == sorted([r["variant"] for r in index] + ["index.tsv", "resources.tsv"])
+        assert sorted(os.listdir(cell / "ir")) == sorted([r["variant"] for r in index] + ["index.tsv", "resources.tsv", "binaries.tsv"])
+    binaries = [read_binaries(cell) for cell in cells]
+    assert binaries[0] == binaries[1], "the same process runs the same binaries in both requests"
+    for row in binaries[0]:
+        cubin = (cache / row["variant"] / (row["kernel"] + ".cubin")).read_bytes()
+        assert row["binary"] == row["kernel"] + ".cubin" and row["binary_sha256"] == hashlib.sha256(cubin).hexdigest()
+        # ptxas's line tables name the source folders: the code digest leaves them out
+        assert row["code_sha256"] != row["binary_sha256"] and "num_warps=" in row["launch"], row
+
+
+def read_binaries(cell_dir):
+    """ir/binaries.tsv rows as dicts."""
+    with open(os.path.join(cell_dir, "ir", "binaries.tsv"), newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def test_compile_only_pass_launches_the_warm_up_and_times_nothing(tmp_path):
+    """CALIBER_PHASE=screen: the row is called as its warm-up starts (and
+    once more), its IR, index and binaries are written, no timing row."""
+    cell = tmp_path / "screen"
+    replies, _ = run_session([request(cell, TARGET, shapes=SHAPES, phase="screen")], tmp_path / "cache")
+    assert [r["exit"] for r in replies] == [0]
+    by_kernel = {r["kernel"]: r for r in read_index(cell)}
+    assert by_kernel["_sum_rows_kernel"]["launches"] == 3 + 1
+    assert (cell / "timing.jsonl").read_text() == ""
+    assert {r["kernel"] for r in read_binaries(cell)} == {"_fill_random", "_sum_rows_kernel"}

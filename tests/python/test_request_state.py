@@ -4,6 +4,7 @@ request in that session's config.stash, so nothing of one request reaches the
 next. Run through the real worker session over the fake GPU of tests/fakegpu
 (fake torch and triton), as the runner does."""
 
+import hashlib
 import json
 import os
 import textwrap
@@ -104,14 +105,18 @@ def test_ir_meta_counts_each_request_alone(tmp_path):
     assert _index(tmp_path / "r1") == [header, f"{a}\tk_a\t3\t0"]
     assert _index(tmp_path / "r2") == [header] + sorted([f"{a}\tk_a\t1\t0", f"{b}\tk_b\t2\t0"])
     assert _index(tmp_path / "r3") == [header]
-    assert sorted(os.listdir(tmp_path / "r1" / "ir")) == sorted([a, "index.tsv", "resources.tsv"])
-    assert sorted(os.listdir(tmp_path / "r2" / "ir")) == sorted([a, b, "index.tsv", "resources.tsv"])
-    assert sorted(os.listdir(tmp_path / "r3" / "ir")) == ["index.tsv", "resources.tsv"]
+    assert sorted(os.listdir(tmp_path / "r1" / "ir")) == sorted([a, "binaries.tsv", "index.tsv", "resources.tsv"])
+    assert sorted(os.listdir(tmp_path / "r2" / "ir")) == sorted([a, b, "binaries.tsv", "index.tsv", "resources.tsv"])
+    assert sorted(os.listdir(tmp_path / "r3" / "ir")) == ["binaries.tsv", "index.tsv", "resources.tsv"]
     # loaded by hand, with no CompiledKernel behind the hook and no JSON metadata: nothing is known
     header = "variant\tkernel\tn_regs\tn_spills\tshared\tnum_stages\tnum_warps"
     assert (tmp_path / "r2" / "ir" / "resources.tsv").read_text().splitlines() == [header] + sorted(
         [f"{a}\tk_a\t-\t-\t-\t-\t-", f"{b}\tk_b\t-\t-\t-\t-\t-"])
     assert (tmp_path / "r2" / "ir" / b / "k_b.ttgir").read_text() == "b.ttgir"
+    # no binary in the group, and metadata that is not JSON: only the TTGIR is digested
+    ttgir_a = hashlib.sha256(b"a.ttgir\n").hexdigest()
+    assert (tmp_path / "r1" / "ir" / "binaries.tsv").read_text().splitlines() == [
+        "variant\tkernel\tbinary\tbinary_sha256\tcode_sha256\tttgir_sha256\tlaunch", f"{a}\tk_a\t-\t-\t-\t{ttgir_a}\t-"]
     assert out.count("launches of kernels loaded before the hook was attached: k_c;") == 1, out
 
 

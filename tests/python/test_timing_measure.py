@@ -190,3 +190,19 @@ def test_a_hot_device_is_rested_before_the_row(setup, nvml):
     t = row["throttle"]
     assert t["attempts"] == 1 and t["rested_cool"] == [True]
     assert t["rested_ms"][0] >= 4 * 1000 * _clocks.PACE_POLL_S
+
+
+def test_compile_only_pass_calls_each_row_as_its_warm_up_and_writes_nothing(setup, tmp_path, monkeypatch):
+    """run --prescreen's screen phase: every row compiles and launches what it
+    would time (the warm-up's calls, and one more through events for a caller
+    that computes from the row), no row is rested, timed or written."""
+    monkeypatch.setenv("CALIBER_PHASE", "screen")
+    monkeypatch.setattr(_clocks, "pace", lambda *a, **k: pytest.fail("a compile-only row is not rested"))
+    cuda, config, fn, calls = setup(use_graph=True)
+    row = timing.measure(config, "t.py::t[float16]", fn, "8x8", shape="8x8", dtype="float16")
+    assert len(calls) == _timing_rows.WARMUP_CALLS + 1
+    assert row["samples_ns"] == [20000] and row["n_calls"] == 1 and row["timer"] == "direct"
+    assert row["timer_reason"] == "compile-only pass: not timed"
+    assert (tmp_path / "timing.jsonl").read_text() == ""
+    with pytest.raises(ValueError):
+        timing.measure(config, "t.py::t[float16]", fn, "8x8")

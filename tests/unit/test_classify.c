@@ -3,7 +3,9 @@
  * (default all 1), joinable (default true), topology [b, c, k], orders a and
  * b as [point, lo, hi, aa, aa_lo, aa_hi] or null, harness [code, reason],
  * gain and regression (default 0.05 / -0.03), kernels {saved, unchanged,
- * changed, top} (where the profiled GPU time moved; default unknown);
+ * changed, top} (where the profiled GPU time moved; default unknown),
+ * screened (run --prescreen left it untimed, identical binaries; with
+ * identity_reason);
  * expect [verdict, code], and optionally reason_has, a phrase the reason
  * must contain, and reason_lacks, one it must not. The cases of
  * "undecided" check cb_order_undecided on order a. */
@@ -54,6 +56,9 @@ static void facts_from_case(const json_t *c, struct cb_facts *f)
 		f->kernels.changed = (size_t)json_integer_value(json_object_get(v, "changed"));
 		f->kernels.top = strdup(json_string_value(json_object_get(v, "top")));
 	}
+	f->screened = f->identical = json_is_true(json_object_get(c, "screened"));
+	if (json_object_get(c, "identity_reason"))
+		f->identity_reason = strdup(json_string_value(json_object_get(c, "identity_reason")));
 	if (!f->joinable)
 		f->unjoinable = strdup("candidate: variant V: no row in ir/index.tsv");
 	for (i = 0; i < CB_NORDERS; i++) {

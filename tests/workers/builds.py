@@ -14,7 +14,9 @@ the same code). With every cell on its own build, the campaign reads as the
 campaign of switches of tests/data/campaign-cpu/.
 
 Compiled variants go through a cache like Triton's: TRITON_CACHE_DIR/<variant>/
-holds <kernel>.ttgir and <kernel>.json (with the build that wrote it). The
+holds <kernel>.ttgir, <kernel>.cubin and <kernel>.json (with the build that
+wrote it), as cellplay.compile_variant writes them; ir/ and ir/binaries.tsv
+come from there. The
 folder names are the same for both builds, as when a cache key does not see
 what differs between them, and a variant found in the cache is used as found,
 whoever compiled it. With SHARED_CACHE every cell uses that folder instead,
@@ -28,49 +30,47 @@ is cellplay.py's.
 import glob
 import json
 import os
-import shutil
 import sys
 
 import fakecompiler
 
-from cellplay import TTGIR, autotune, begin, serve, write_timing
+from cellplay import autotune, begin, compile_variant, serve, write_index, write_ir, write_timing
 
 BUILD = "candidate" if tuple(fakecompiler.REMOVE_LAYOUT_CONVERSIONS_RUNS) == (1, 2, 3) else "baseline"
 
 
 def compiled(cache, v):
-    """The cache entry of variant v, compiled by this build when absent; its
-    kernel name and the build that compiled it."""
+    """The cache entry of variant v, compiled by this build when absent: its
+    group (file name -> path), kernel name and the build that compiled it."""
     d = os.path.join(cache, v["variant"])
     found = glob.glob(os.path.join(d, "*.json"))
     if found:
         with open(found[0]) as f:
             meta = json.load(f)
-        return d, meta["name"], meta["build"]
-    os.makedirs(d, exist_ok=True)
-    shutil.copyfile(os.path.join(TTGIR, v["ttgir"]), os.path.join(d, v["kernel"] + ".ttgir"))
-    with open(os.path.join(d, v["kernel"] + ".json"), "w") as f:
-        json.dump({"name": v["kernel"], "hash": v["variant"].lower(), "build": BUILD}, f)
-    return d, v["kernel"], BUILD
+        return {name: os.path.join(d, name) for name in sorted(os.listdir(d))}, meta["name"], meta["build"]
+    return compile_variant(cache, v, {"build": BUILD}), v["kernel"], BUILD
 
 
-def write_cell(cell_dir, spec, role, repeats, rows, session, cache):
+def write_cell(cell_dir, spec, role, repeats, rows, session, cache, phase):
     """The outputs of one benchmark cell, as the plugins write them from the
-    cache: ir/ and its index, and timing rows centred on what the most
-    launched variant's compiler makes of the task."""
-    ir = os.path.join(cell_dir, "ir")
-    os.makedirs(ir, exist_ok=True)
-    lines = ["variant\tkernel\tlaunches\ttuning_launches"]
+    cache: ir/ with its index and binaries, and timing rows centred on what
+    the most launched variant's compiler makes of the task (none in the
+    screen)."""
+    lines, used, groups = [], [], {}
     ran, most = BUILD, -1
     for v in sorted(spec[BUILD], key=lambda v: v["variant"]):
-        d, kernel, build = compiled(cache, v)
+        group, kernel, build = compiled(cache, v)
         lines.append(f"{v['variant']}\t{kernel}\t{v['launches']}\t0")
+        used.append({"variant": v["variant"], "kernel": kernel})
+        groups[v["variant"]] = group
         if v["launches"] > most:
             ran, most = build, v["launches"]
-        if session == 1:
-            shutil.copytree(d, os.path.join(ir, v["variant"]))
-    with open(os.path.join(ir, "index.tsv"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_index(cell_dir, lines)
+    if session == 1:
+        write_ir(cell_dir, used, groups)
+    if phase == "screen":
+        open(os.path.join(cell_dir, "timing.jsonl"), "w").close()
+        return
     write_timing(cell_dir, spec["ns"]["control" if role == "control" and ran == "baseline" else ran], repeats, rows,
                  session)
 
@@ -84,7 +84,7 @@ def handle(request, data, cache):
     if phase == "correctness":
         return 1 if BUILD in spec.get("correctness_fails", []) else 0
     timer = json.loads(env["CALIBER_TIMER"])
-    write_cell(cell_dir, spec, role, timer["repeats"], data["rows"], int(env["CALIBER_SESSION"]), cache)
+    write_cell(cell_dir, spec, role, timer["repeats"], data["rows"], int(env["CALIBER_SESSION"]), cache, phase)
     return 0
 
 

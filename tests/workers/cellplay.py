@@ -5,7 +5,15 @@ request per line on stdin, one JSON reply per request on fd CALIBER_REPLY_FD,
 EOF ends the session. Instead of running pytest they write what the plugins
 would have written for that cell, from DATA/cells.json and the real TTGIR
 fixtures in tests/data/ttgir/: ir/<variant>/<kernel>.ttgir and .json,
-ir/index.tsv, timing.jsonl and autotune.jsonl. Each named worker in this
+ir/index.tsv, ir/binaries.tsv, timing.jsonl and autotune.jsonl. Like
+Triton, a cell compiles each variant into its private TRITON_CACHE_DIR
+(<variant>/<kernel>.ttgir, .json and a stand-in .cubin whose bytes follow
+from the TTGIR without locations and the variant's "binary" of cells.json,
+when it has one: a backend change that leaves the TTGIR alone), and
+ir_meta's digests come from there (caliber_pytest._binaries). The
+compile-only pass of run --prescreen (phase screen) writes the IR, the
+index and the binaries and times nothing, as the timing plugin then does.
+Each named worker in this
 folder misbehaves in one way on one task (argument TASK), to exercise one
 path of the runner:
 
@@ -51,6 +59,9 @@ Any of them also takes --cell-s SECONDS (anywhere after DATA): every request
 then takes SECONDS more before it is served, as real work would (a stand-in
 whose time the test sets, never the machine: e.g. 0.3 s a cell against
 timeouts of 30 s, for the planning of --stop-after).
+    retune.py DATA TASK [PHASE]    the candidate's tuner decides for itself in PHASE (default
+                                   screen) of TASK instead of replaying the baseline's decision:
+                                   its autotune.jsonl holds another config, its binaries are the same
 
 Any of them also takes --then-kill MARKER (anywhere after DATA): the hostile
 cell writes the file MARKER when it starts, and the first worker that then
@@ -70,17 +81,23 @@ Like the real worker session (caliber_pytest.session) they serve each request
 from the cell's private working directory CALIBER_WORK_DIR, so a relative path
 in a request would be resolved against the wrong folder, as it would be there;
 and like the autotune_record plugin, a replaying cell reads the baseline's
-record and fails when it cannot.
+record and fails when it cannot, and writes the decisions it replayed to its
+own autotune.jsonl.
 """
 
+import hashlib
 import json
 import os
+import shutil
 import signal
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TTGIR = os.path.join(os.path.dirname(HERE), "data", "ttgir")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+
+from caliber_pytest import _binaries  # noqa: E402  (after the path it comes from)
 
 
 # How each timed session of a round shifts every cell's samples (the slow
@@ -95,27 +112,66 @@ def samples(ns, n, row, session=1):
     return [ns * (1 + row) + ns * (2 * k - (n - 1)) // (1000 * max(n - 1, 1)) for k in range(n)]
 
 
-def write_cell(cell_dir, spec, role, phase, repeats, rows, session=1, sampler=samples):
-    """The outputs of one benchmark cell, as the plugins write them: a later
-    session of a round writes the launch index but no IR, as ir_meta does.
-    sampler(ns, n, row, session) gives a row's samples (default: samples)."""
-    variants = spec["candidate" if role == "candidate" else "baseline"]
+def compile_variant(cache, v, extra=None):
+    """Variant v of cells.json compiled into the cache as Triton would: its
+    folder holds <kernel>.ttgir, .cubin and .json (extra merged into the
+    metadata); returns the group (file name -> path) in the order written.
+    The cubin's bytes follow from the code (the TTGIR without locations),
+    the launch configuration and v's "binary", never from where it lives."""
+    d = os.path.join(cache, v["variant"])
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(TTGIR, v["ttgir"])) as f:
+        ttgir = f.read()
+    meta = dict({"name": v["kernel"], "hash": v["variant"].lower(), "num_warps": v.get("num_warps", 4), "num_ctas": 1,
+                 "shared": 0}, **(extra or {}))
+    code = f"{_binaries.strip_locations(ttgir)}|{meta['num_warps']}|{v.get('binary', '')}"
+    files = ((".ttgir", ttgir), (".cubin", b"\x7fELF" + hashlib.sha256(code.encode()).digest()),
+             (".json", json.dumps(meta)))
+    group = {}
+    for suffix, data in files:
+        path = os.path.join(d, v["kernel"] + suffix)
+        with open(path, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        group[v["kernel"] + suffix] = path
+    return group
+
+
+def write_ir(cell_dir, variants, groups):
+    """ir/ as ir_meta writes it in a cell's first session: each variant's
+    .ttgir and .json copied from its cache group, and ir/binaries.tsv."""
     ir = os.path.join(cell_dir, "ir")
-    os.makedirs(ir, exist_ok=True)
-    lines = ["variant\tkernel\tlaunches\ttuning_launches"]
-    for v in sorted(variants, key=lambda v: v["variant"]):
-        lines.append(f"{v['variant']}\t{v['kernel']}\t{v['launches']}\t0")
-        if session > 1:
-            continue
+    rows = []
+    for v in variants:
+        group = groups[v["variant"]]
         d = os.path.join(ir, v["variant"])
         os.makedirs(d, exist_ok=True)
-        with open(os.path.join(TTGIR, v["ttgir"])) as src, open(os.path.join(d, v["kernel"] + ".ttgir"), "w") as dst:
-            dst.write(src.read())
-        with open(os.path.join(d, v["kernel"] + ".json"), "w") as f:
-            json.dump({"name": v["kernel"], "hash": v["variant"].lower()}, f)
-    with open(os.path.join(ir, "index.tsv"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    write_timing(cell_dir, spec["ns"][role], repeats, rows, session, sampler)
+        for name in (v["kernel"] + ".ttgir", v["kernel"] + ".json"):
+            shutil.copyfile(group[name], os.path.join(d, name))
+        rows.append(_binaries.describe(v["variant"], v["kernel"], group))
+    with open(os.path.join(ir, "binaries.tsv"), "w") as f:
+        f.write(_binaries.format_binaries(rows))
+
+
+def write_index(cell_dir, lines):
+    """ir/index.tsv: its header and lines."""
+    os.makedirs(os.path.join(cell_dir, "ir"), exist_ok=True)
+    with open(os.path.join(cell_dir, "ir", "index.tsv"), "w") as f:
+        f.write("\n".join(["variant\tkernel\tlaunches\ttuning_launches"] + lines) + "\n")
+
+
+def write_cell(cell_dir, spec, role, phase, repeats, rows, session=1):
+    """The outputs of one benchmark cell, as the plugins write them: a later
+    session of a round writes the launch index but no IR or binaries, as
+    ir_meta does; the screen times nothing (an empty timing.jsonl)."""
+    variants = sorted(spec["candidate" if role == "candidate" else "baseline"], key=lambda v: v["variant"])
+    cache = os.environ.get("TRITON_CACHE_DIR") or os.path.join(cell_dir, ".cache")
+    write_index(cell_dir, [f"{v['variant']}\t{v['kernel']}\t{v['launches']}\t0" for v in variants])
+    if session == 1:
+        write_ir(cell_dir, variants, {v["variant"]: compile_variant(cache, v) for v in variants})
+    if phase == "screen":
+        open(os.path.join(cell_dir, "timing.jsonl"), "w").close()
+    else:
+        write_timing(cell_dir, spec["ns"][role], repeats, rows, session, sampler)
 
 
 def write_timing(cell_dir, ns, repeats, rows, session, sampler=samples):
@@ -142,15 +198,28 @@ def replay_record_readable(env):
         return False
 
 
-def autotune(env, task):
-    """What the autotune_record plugin does first: record the task's one
-    decision, or check that the record to replay can be read. False: the
-    request fails."""
+def decision(task, block=128):
+    """The task's one autotune decision, as autotune.jsonl holds it."""
+    return json.dumps({"kernel": f"ops:{task}", "key": "(4096,)", "config": {"kwargs": {"BLOCK": block},
+                       "num_warps": 4, "num_stages": 2, "num_ctas": 1, "maxnreg": None}}) + "\n"
+
+
+def autotune(env, task, retune=False):
+    """What the autotune_record plugin does: record the task's one decision,
+    or read the record and write what it replays to the cell's own
+    autotune.jsonl (with retune, the tuner's own other decision instead).
+    False: the request fails."""
     if env["CALIBER_AUTOTUNE_MODE"] == "record":
         with open(env["CALIBER_AUTOTUNE_FILE"], "w") as f:
-            f.write(json.dumps({"kernel": f"ops:{task}", "key": "(4096,)", "config": {"kwargs": {"BLOCK": 128},
-                                "num_warps": 4, "num_stages": 2, "num_ctas": 1, "maxnreg": None}}) + "\n")
-    return replay_record_readable(env)
+            f.write(decision(task))
+    if not replay_record_readable(env):
+        return False
+    if env["CALIBER_AUTOTUNE_MODE"] == "replay":
+        with open(env["CALIBER_AUTOTUNE_FILE"]) as f:
+            record = f.read()
+        with open(os.path.join(env["CALIBER_CELL_DIR"], "autotune.jsonl"), "w") as f:
+            f.write(decision(task, 256) if retune else record)
+    return True
 
 
 def begin(request, data):
@@ -201,7 +270,7 @@ def handle(request, data, misbehave):
         for _ in range(misbehave["mib"] * 1024):
             sys.stdout.write(line)
         sys.stdout.flush()
-    if not autotune(env, task):
+    if not autotune(env, task, misbehave.get("retune") == here):
         return 4
     if misbehave.get("replay_miss") == here:
         with open(os.path.join(cell_dir, "replay_miss.json"), "w") as f:
@@ -281,7 +350,10 @@ def main(misbehave_kind=None):
     elif misbehave_kind:
         task = sys.argv[2]
         role = {"crash": "control"}.get(misbehave_kind, "candidate")
-        misbehave[misbehave_kind] = (task, "a", role)
+        phase = "a"
+        if misbehave_kind == "retune":
+            phase = sys.argv[3] if len(sys.argv) > 3 else "screen"
+        misbehave[misbehave_kind] = (task, phase, role)
         if misbehave_kind == "flood":
             misbehave["mib"] = int(sys.argv[3])
         if misbehave_kind == "plantnext":

@@ -1,6 +1,6 @@
 """Two Triton kernels for the fake GPU (tests/fakegpu): an autotuned matrix
-product, whose converts the demo compiler change removes, and a pointwise
-scale, which has none. Their bodies are real Triton; on the fake GPU they
+product, whose converts the demo compiler change removes, and an autotuned
+pointwise scale, which has none (the demo change compiles it as it was). Their bodies are real Triton; on the fake GPU they
 are compiled and timed, never run."""
 
 import torch
@@ -20,6 +20,8 @@ def _mm_kernel(A, B, C, M, N, K, BLOCK: tl.constexpr):
     tl.store(C + rm[:, None] * N + rn[None, :], tl.dot(a, b).to(C.dtype.element_ty))
 
 
+@triton.autotune(configs=[triton.Config({"BLOCK": 512}, num_warps=4), triton.Config({"BLOCK": 1024}, num_warps=8)],
+                 key=["n"])
 @triton.jit
 def _scale_kernel(X, Y, n, factor, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -35,7 +37,7 @@ def mm(a, b, out):
 
 
 def scale(x, factor, out):
-    _scale_kernel[(triton.cdiv(x.numel(), 1024), )](x, out, x.numel(), factor, BLOCK=1024)
+    _scale_kernel[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]), )](x, out, x.numel(), factor)
     return out
 
 

@@ -2,7 +2,11 @@
 as caliber's autotune_record plugin sees it. run() benchmarks every config
 once per tuning key (launching the kernel under _bench, whose launches count
 as tuning launches), keeps the fastest, and launches with it; with one
-config it launches at once."""
+config it launches at once. FAKEGPU_TUNER_PREFERS=first or last makes a
+benchmarking tuner keep that config whatever the timings: a cell whose
+tuner would decide otherwise than another's."""
+
+import os
 
 import torch
 
@@ -54,7 +58,8 @@ class Autotuner:
             key += tuple(str(v.dtype) for v in named.values() if hasattr(v, "dtype"))
             if key not in self.cache:
                 timings = {i: self._bench(*args, config=c, **kwargs)[0] for i, c in enumerate(self.configs)}
-                self.cache[key] = self.configs[min(timings, key=timings.get)]
+                prefer = {"first": 0, "last": len(self.configs) - 1}.get(os.environ.get("FAKEGPU_TUNER_PREFERS"))
+                self.cache[key] = self.configs[min(timings, key=timings.get) if prefer is None else prefer]
             config = self.cache[key]
         else:
             config = self.configs[0]
