@@ -40,7 +40,7 @@ test_expect_success 'every cell records its binaries beside its index; without -
 	task_is out wrong "t[\"identity\"][\"identical\"]" &&
 	task_is out gain "not t[\"identity\"][\"identical\"] and t[\"identity\"][\"reason\"] == \"cell candidate measures kernel matmul_bias_gelu, which cell off does not\"" &&
 	task_is out flat "t[\"identity\"][\"reason\"] == \"cell candidate measures kernel attention_fwd, which cell off does not\"" &&
-	test "$(aa_row out)" = "A/A,,,identical-binaries,,,,,,,,,,,,,,identical binaries: 0 of 2 identical-by-construction tasks exclude zero (round a; nominal 5%)" &&
+	test "$(aa_row out)" = ",,,identical-binaries,,,,,,,,,,,,,,identical binaries: 0 of 2 identical-by-construction tasks exclude zero (round a; nominal 5%)" &&
 	grep -qx "\*\*A/A\*\*, identical binaries: 0 of 2 identical-by-construction tasks exclude zero (round a; nominal 5%)" out/matrix.md &&
 	grep -q "\"prescreen\": false" out/campaign.json &&
 	$CALIBER report out >report.txt && grep -qx "A/A (identical binaries): 0 of 2 identical-by-construction tasks exclude zero (round a; nominal 5%)" report.txt &&
@@ -73,7 +73,7 @@ test_expect_success 'run --prescreen times exactly the changed tasks: the identi
 	EOF
 	cmp ps/tasks/same/cells/screen-off/autotune.jsonl ps/tasks/same/cells/screen-candidate/autotune.jsonl &&
 	test ! -s ps/tasks/same/cells/screen-off/timing.jsonl &&
-	test "$(aa_row ps)" = "A/A,,,identical-binaries,,,,,,,,,,,,,,identical binaries: 0 of 1 identical-by-construction tasks exclude zero (round a; nominal 5%); 1 not timed (run --prescreen)" &&
+	test "$(aa_row ps)" = ",,,identical-binaries,,,,,,,,,,,,,,identical binaries: 0 of 1 identical-by-construction tasks exclude zero (round a; nominal 5%); 1 not timed (run --prescreen)" &&
 	grep -q "\"prescreen\": true" ps/campaign.json &&
 	$CALIBER report ps >report.txt && grep -qx "pre-screen on: 1 of 5 tasks not timed (identical binaries)" report.txt &&
 	grep -qx "A/A (identical binaries): 0 of 1 identical-by-construction tasks exclude zero (round a; nominal 5%)" report.txt &&
@@ -106,7 +106,7 @@ test_expect_success 'a binary that differs in one variant, one the floor leaves 
 	EOF
 	task_is ps same "t[\"identity\"][\"phase\"] == \"a\" and t[\"identity\"][\"identical\"]" &&
 	task_is ps same "not t[\"screen_identity\"][\"identical\"] and t[\"screen_identity\"][\"reason\"].startswith(\"kernel _fill_random: its binary differs in cell candidate (code sha256 \")" &&
-	test "$(aa_row ps)" = "A/A,,,identical-binaries,,,,,,,,,,,,,,identical binaries: 0 of 2 identical-by-construction tasks exclude zero (round a; nominal 5%)"
+	test "$(aa_row ps)" = ",,,identical-binaries,,,,,,,,,,,,,,identical binaries: 0 of 2 identical-by-construction tasks exclude zero (round a; nominal 5%)"
 '
 
 test_expect_success 'a stand-in tuner that would pick another config in the candidate is caught: replayed it is screened, deciding for itself it is timed' '
@@ -118,7 +118,7 @@ test_expect_success 'a stand-in tuner that would pick another config in the cand
 	grep -q "\"BLOCK\": 256" rt/tasks/same/cells/screen-candidate/autotune.jsonl &&
 	run canary rta --worker "python3 $W/retune.py $D same a" --quiet >/dev/null &&
 	task_is rta same "not t[\"identity\"][\"identical\"] and t[\"identity\"][\"reason\"].startswith(\"cell candidate\") and \"s autotune decisions differ from cell off\" in t[\"identity\"][\"reason\"]" &&
-	test "$(aa_row rta)" = "A/A,,,identical-binaries,,,,,,,,,,,,,,identical binaries: 0 of 1 identical-by-construction tasks exclude zero (round a; nominal 5%)"
+	test "$(aa_row rta)" = ",,,identical-binaries,,,,,,,,,,,,,,identical binaries: 0 of 1 identical-by-construction tasks exclude zero (round a; nominal 5%)"
 '
 
 test_expect_success '--resume runs as the run started: a run started with --prescreen is not resumed without it, nor the other way round' '
