@@ -7,8 +7,11 @@
 #
 #   demo        ./caliber demo: the canary of the built-in corpus (8 tasks)
 #   all         the 32 tasks, prepared from the demo's pinned manifest and
-#               gated on its sealed canary; --stop-after $STOP_AFTER (default
-#               540) so that it ends inside one call, sealed or resumable
+#               gated on its sealed canary, planned by the canary's times
+#               (--history); --stop-after $STOP_AFTER (default 540) so that
+#               it ends inside one call, sealed or resumable
+#   demo+all    both in one call: all gets what the demo left of
+#               $CALL_S (default 570) seconds
 #   all-resume  continue a stopped `all` (same machine)
 #   flaggems    tests/device/flaggems.sh with its own options (see there)
 #
@@ -16,7 +19,7 @@
 # .carry/repo.bundle (`git bundle create .carry/repo.bundle HEAD` here): the
 # manifests pin caliber by commit.
 set -u
-step=${1:?usage: tests/device/wave.sh demo|all|all-resume|flaggems}
+step=${1:?usage: tests/device/wave.sh demo|all|demo+all|all-resume|flaggems}
 out=${OUT:-/tmp/wave-out}
 mkdir -p "$out"
 [ -f .carry/lib/libjansson.so.4 ] && export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -31,6 +34,11 @@ t0=$(date +%s)
 demo=$(ls -d caliber-demo-* 2>/dev/null | tail -1)
 triton=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))')
 
+if [ "$step" = demo+all ]; then
+	sh tests/device/wave.sh demo || exit $?
+	left=$((${CALL_S:-570} - ($(date +%s) - t0)))
+	STOP_AFTER=$((left - 30)) exec sh tests/device/wave.sh all
+fi
 case $step in
 demo)
 	./caliber demo >"$out/demo.txt" 2>&1
@@ -50,7 +58,7 @@ all | all-resume)
 	fi
 	./caliber run "$@" --manifest "$demo/frozen/demo-h200-all/manifest.json" \
 		--task-matrix "$demo/frozen/demo-h200-all/task-matrix.json" --build-root "$triton" --corpus ops \
-		--output-root "$demo/run-all" --stop-after "${STOP_AFTER:-540}" >"$out/$step.txt" 2>&1
+		--output-root "$demo/run-all" --history "$demo/run-canary" --stop-after "${STOP_AFTER:-540}" >"$out/$step.txt" 2>&1
 	rc=$?
 	tail -12 "$out/$step.txt"
 	[ -f "$demo/run-all/SHA256SUMS" ] && ./caliber report "$demo/run-all" >"$out/report-all.txt" 2>&1 &&
