@@ -1,4 +1,4 @@
-/* identity.c: identical by construction (identity.h, SPEC section 19). */
+/* identity.c: identical by construction (identity.h, docs/design.md section 19). */
 #include "identity.h"
 
 #include <stdio.h>

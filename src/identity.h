@@ -1,4 +1,4 @@
-/* identity.h: identical by construction (SPEC section 19). ir_meta records
+/* identity.h: identical by construction (docs/design.md section 19). ir_meta records
  * per variant the digest of its compiled binary, of its TTGIR without
  * locations and its launch configuration (ir/binaries.tsv, docs/formats.md);
  * a task is identical by construction when every measured kernel of the

@@ -13,7 +13,7 @@
 enum cb_selection { CB_SEL_CANARY, CB_SEL_ALL };
 
 /* Phases of one task: correctness, rounds a and b of the benchmark, and
- * screen, the compile-only pass of run --prescreen (SPEC section 19), which
+ * screen, the compile-only pass of run --prescreen (docs/design.md section 19), which
  * runs after correctness when it runs at all. */
 enum cb_phase { CB_PH_CORRECTNESS, CB_PH_ROUND_A, CB_PH_ROUND_B, CB_PH_SCREEN, CB_NPHASES };
 

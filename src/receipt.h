@@ -46,7 +46,7 @@ struct cb_task_result {
 	int identical;                          /* identical by construction */
 };
 
-/* The free A/A of n results (SPEC section 19): of the tasks identical by
+/* The free A/A of n results (docs/design.md section 19): of the tasks identical by
  * construction that were timed, how many have a round-a interval that
  * excludes zero; how many were not timed (run --prescreen); and whether
  * any task carries digests at all (known 0: a run from before them). */

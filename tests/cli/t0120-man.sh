@@ -6,10 +6,11 @@
 . "$(dirname "$0")/lib.sh"
 
 # commands: the commands, as `caliber --help` lists them; help_opts: the
-# long options a --help text lists, one a line, sorted.
+# long options a --help text lists (at the start of their lines, not those
+# its texts name), one a line, sorted.
 setup="$(cat <<'SETUP'
 commands() { $CALIBER --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p'; }
-help_opts() { sed -n '/^options:/,$p' | grep -o -- "--[a-z][a-z-]*" | sort -u; }
+help_opts() { sed -n '/^options:/,$p' | grep -o -- "^ *\(-[a-z], \)\{0,1\}--[a-z][a-z-]*" | grep -o -- "--[a-z][a-z-]*" | sort -u; }
 SETUP
 )"
 export setup

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Identical by construction (SPEC section 19) on the CPU test campaign
+# Identical by construction (docs/design.md section 19) on the CPU test campaign
 # (tests/data/campaign-cpu, workers in tests/workers/): the binary digests a
 # cell records beside its launch index, the free A/A of the tasks whose
 # measured kernels are identical in every cell, and run --prescreen, which

@@ -1,4 +1,4 @@
-/* test_identity.c: identical by construction (SPEC section 19, identity.h).
+/* test_identity.c: identical by construction (docs/design.md section 19, identity.h).
  *
  * Data-driven: each case of tests/golden/identity/cases.json is three
  * cells written into a scratch folder (ir/index.tsv, ir/binaries.tsv,
