@@ -159,10 +159,11 @@ def write_index(cell_dir, lines):
         f.write("\n".join(["variant\tkernel\tlaunches\ttuning_launches"] + lines) + "\n")
 
 
-def write_cell(cell_dir, spec, role, phase, repeats, rows, session=1):
+def write_cell(cell_dir, spec, role, phase, repeats, rows, session=1, sampler=samples):
     """The outputs of one benchmark cell, as the plugins write them: a later
     session of a round writes the launch index but no IR or binaries, as
-    ir_meta does; the screen times nothing (an empty timing.jsonl)."""
+    ir_meta does; the screen times nothing (an empty timing.jsonl).
+    sampler(ns, n, row, session) gives a row's samples (default: samples)."""
     variants = sorted(spec["candidate" if role == "candidate" else "baseline"], key=lambda v: v["variant"])
     cache = os.environ.get("TRITON_CACHE_DIR") or os.path.join(cell_dir, ".cache")
     write_index(cell_dir, [f"{v['variant']}\t{v['kernel']}\t{v['launches']}\t0" for v in variants])
