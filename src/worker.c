@@ -510,7 +510,7 @@ static int take_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp,
 		memset(&cp->child, 0, sizeof(cp->child));
 		if (start_worker(ctx, cp, &cp->child, err) < 0)
 			return -1;
-		cp->started_ms = cb_mono_ms();
+		cp->started_ms = -1;
 	}
 	cp->alive = 1;
 	return 0;
@@ -814,7 +814,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	}
 	cb_now_utc(started);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ahead_ms = cb_mono_ms() - cp->started_ms;
+	ahead_ms = cp->started_ms < 0 ? 0 : cb_mono_ms() - cp->started_ms;
 	id = next_request_id(cp, task, p);
 	if (id && json_object_set_new(request, "id", json_string(id)) == 0) {
 		char *j = json_dumps(request, JSON_COMPACT | JSON_SORT_KEYS);

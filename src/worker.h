@@ -111,7 +111,7 @@ struct cb_cell_proc {
 	const struct cb_cell *cell;
 	struct cb_child child;
 	int alive;
-	long long started_ms;        /* when the serving worker was started (CLOCK_MONOTONIC) */
+	long long started_ms;        /* when the serving worker was started ahead (CLOCK_MONOTONIC); -1: at its request */
 	struct cb_child ahead[CB_PRESTART_MAX];   /* session mode: started, waiting for a request, oldest first */
 	long long ahead_ms[CB_PRESTART_MAX];
 	size_t nahead;
