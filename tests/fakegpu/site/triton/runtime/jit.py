@@ -174,7 +174,7 @@ class CompiledKernel:
         os.makedirs(folder, exist_ok=True)
         code = hashlib.sha256(repr((self.name, key, metadata["num_warps"], metadata["num_stages"],
                                     self.converts)).encode()).hexdigest()
-        metadata.update(shared=1024 * self.converts, warp_size=32, tmem_size=0, global_scratch_size=0,
+        metadata.update(warp_size=32, tmem_size=0, global_scratch_size=0,
                         global_scratch_align=1, profile_scratch_size=0, profile_scratch_align=1,
                         launch_cooperative_grid=False, launch_pdl=False, triton_version="3.6.0")
         source = inspect.getsourcefile(self.jit.fn) or "<unknown>"
