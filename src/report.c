@@ -11,6 +11,7 @@
 
 #include "aa.h"
 #include "classify.h"
+#include "compile_log.h"
 #include "evidence.h"
 #include "fsutil.h"
 #include "guard.h"
@@ -342,10 +343,35 @@ long long cb_report_geomean_ppm(const struct cb_report *rp, char v, size_t *n)
 	return *n ? llround(expm1(sum / (double)*n) * 1e6) : 0;
 }
 
+/* Add session k of cell name in phase p of task t (in tdir) to the cell's
+ * compile time, when its compile.json is there and its Triton listened. */
+static int load_compile(struct cb_report *rp, struct cb_report_task *t, const char *tdir, int p, int r,
+			const char *name, int k, struct cb_err *err)
+{
+	char *dir = cb_session_dir(tdir, (enum cb_phase)p, name, k);
+	struct cb_compile_log log;
+	int rc;
+
+	if (!dir)
+		return cb_fail(err, "out of memory");
+	rc = cb_compile_log_read(dir, &log, err);
+	free(dir);
+	if (rc < 0)
+		return -1;
+	if (rc > 0 && log.listened) {
+		t->cell_compile_us[p][r] += log.compile_us;
+		t->cell_compiled[p][r]++;
+		rp->compile_known = 1;
+	}
+	return 0;
+}
+
 /* Where task t's time went: its receipt's wall time, and each cell's per
- * phase, summed over the cell receipts of its sessions. A receipt that
- * cannot be read is passed over, as in load_timing. */
-static void load_walls(const struct cb_report *rp, struct cb_report_task *t)
+ * phase, summed over the cell receipts of its sessions, with the time the
+ * session's compile.json says it spent compiling. A receipt that cannot be
+ * read is passed over, as in load_timing; a compile.json that is not what
+ * ir_meta writes fails the report (-1), as a malformed receipt would. */
+static int load_walls(struct cb_report *rp, struct cb_report_task *t, struct cb_err *err)
 {
 	const json_t *cells = json_object_get(t->doc, "cells");
 	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
@@ -366,14 +392,19 @@ static void load_walls(const struct cb_report *rp, struct cb_report_task *t)
 				if (!cell)
 					break;
 				ns = cb_json_int(cell, "wall_ns", -1);
-				if (ns >= 0) {
-					t->cell_ms[p][r] += ns / 1000000;
-					t->cell_runs[p][r]++;
-				}
 				json_decref(cell);
+				if (ns < 0)
+					continue;
+				t->cell_ms[p][r] += ns / 1000000;
+				t->cell_runs[p][r]++;
+				if (load_compile(rp, t, tdir, p, r, name, k, err) < 0) {
+					free(tdir);
+					return -1;
+				}
 			}
 		}
 	free(tdir);
+	return 0;
 }
 
 /* Read tasks/<id>/task.json of every task the campaign receipt lists. */
@@ -403,7 +434,8 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 			return -1;
 		rp->t[i].index = i;
 		load_timing(rp, &rp->t[i]);
-		load_walls(rp, &rp->t[i]);
+		if (load_walls(rp, &rp->t[i], err) < 0)
+			return -1;
 		task_effect(&rp->t[i]);
 		for (r = 0; r < CB_NROLES; r++) {
 			const json_t *tp = json_object_get(json_object_get(rp->t[i].doc, "topology"),

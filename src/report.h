@@ -57,6 +57,8 @@ struct cb_report_task {
 	long long wall_ms;              /* the task, start to end of its receipt; -1 unknown */
 	long long cell_ms[CB_NPHASES][CB_NROLES]; /* each cell's wall time, its sessions summed */
 	size_t cell_runs[CB_NPHASES][CB_NROLES];  /* the cell receipts summed (sessions) */
+	long long cell_compile_us[CB_NPHASES][CB_NROLES]; /* of that time, compiling (compile.json) */
+	size_t cell_compiled[CB_NPHASES][CB_NROLES];      /* the receipts of those whose compile.json is known */
 	struct cb_report_row *rows[CB_NORDERS];   /* the baseline's rows, in its order */
 	size_t nrows[CB_NORDERS];
 	size_t repeats_min, repeats_max;/* samples of a row in one session, over its timed orders' cells (0: none) */
@@ -79,6 +81,7 @@ struct cb_report {
 	char *href;                     /* the run root seen from where the report goes */
 	char *dhref;                    /* the derived folder, likewise */
 	struct cb_diff *diff;           /* `caliber diff` of the run, NULL when the seal does not hold */
+	int compile_known;              /* some cell receipt's folder holds a listened compile.json */
 };
 
 /* Load the run root or derived run at dir into rp (zeroed first): the

@@ -277,12 +277,16 @@ static void h_variants(struct cb_buf *b, const json_t *list, const json_t *topo)
 	}
 }
 
-/* One phase's outcome of one cell: the word, coloured, its detail, and
- * the wall time of the cell's receipts in that phase (runs of them, the
- * sessions of a round, summed). */
-static void h_outcome(struct cb_buf *b, const json_t *phase, long long ms, size_t runs)
+/* One phase's outcome of cell r of task t: the word, coloured, its detail,
+ * and the wall time of the cell's receipts in that phase (runs of them, the
+ * sessions of a round, summed), with, when the run recorded compile.json
+ * (compile), the part spent compiling ("-" unknown). */
+static void h_outcome(struct cb_buf *b, const json_t *phase, const struct cb_report_task *t, size_t p, int r,
+		      int compile)
 {
 	const char *o = cb_json_str(phase, "outcome"), *d = cb_json_str(phase, "detail");
+	long long ms = t->cell_ms[p][r], us = t->cell_compile_us[p][r];
+	size_t runs = t->cell_runs[p][r];
 
 	cb_buf_addf(b, "<td><span class=\"%s\">", o && strcmp(o, "passed") == 0 ? "ok"
 						    : o && strcmp(o, "not-run") == 0 ? "muted" : "bad");
@@ -294,8 +298,14 @@ static void h_outcome(struct cb_buf *b, const json_t *phase, long long ms, size_
 		cb_buf_adds(b, "</small>");
 	}
 	if (runs)
-		cb_buf_addf(b, "<br><small class=\"muted\">%lld.%lld s%s</small>", ms / 1000, (ms % 1000) / 100,
+		cb_buf_addf(b, "<br><small class=\"muted\">%lld.%lld s%s", ms / 1000, (ms % 1000) / 100,
 			    runs > 1 ? " in all sessions" : "");
+	if (runs && compile && t->cell_compiled[p][r] == runs)
+		cb_buf_addf(b, " (compile %lld.%lld s)", us / 1000000, (us % 1000000) / 100000);
+	else if (runs && compile)
+		cb_buf_adds(b, " (compile -)");
+	if (runs)
+		cb_buf_adds(b, "</small>");
 	cb_buf_adds(b, "</td>");
 }
 
@@ -397,8 +407,8 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 		cb_html_esc(b, names[r]);
 		cb_buf_adds(b, "</td>");
 		for (p = 0; p < (size_t)(CB_PH_ROUND_B + 1 + screen); p++)
-			h_outcome(b, json_object_get(json_object_get(c, "phases"), phases[p]), t->cell_ms[p][r],
-				  t->cell_runs[p][r]);
+			h_outcome(b, json_object_get(json_object_get(c, "phases"), phases[p]), t, p, r,
+				  rp->compile_known);
 		cb_buf_adds(b, "<td>");
 		if (json_is_true(json_object_get(tp, "joinable")))
 			cb_buf_addf(b, "%lld / %lld", (long long)cb_json_int(tp, "scoped", 0),

@@ -600,14 +600,25 @@ static void put_seconds(struct cb_buf *b, long long ms)
 	cb_buf_addf(b, "%lld.%lld", ms / 1000, (ms % 1000) / 100);
 }
 
+/* The seconds cell r of task t spent compiling in phase p, or "-" when
+ * some receipt of it has no compile.json its Triton listened for. */
+static void put_compile(struct cb_buf *b, const struct cb_report_task *t, int p, int r)
+{
+	if (t->cell_runs[p][r] && t->cell_compiled[p][r] == t->cell_runs[p][r])
+		put_seconds(b, t->cell_compile_us[p][r] / 1000);
+	else
+		cb_buf_adds(b, "-");
+}
+
 /* Last of all, where the time went: the cells' wall time of the whole run
  * per phase and the longest task, then per task its receipt's wall time
  * and, per phase, its cells' (sessions summed) with the share of each cell,
- * baseline / control / candidate. Nothing when no cell receipt recorded a
- * wall time (runs built by the test tools). */
+ * baseline / control / candidate, and, when the run recorded compile.json,
+ * the part of it each cell spent compiling. Nothing when no cell receipt
+ * recorded a wall time (runs built by the test tools). */
 static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 {
-	long long sum[CB_NPHASES] = { 0 }, all = 0, longest = -1;
+	long long sum[CB_NPHASES] = { 0 }, comp[CB_NPHASES] = { 0 }, all = 0, longest = -1;
 	size_t i, at, runs = 0, ilong = 0;
 	int p, r;
 
@@ -615,6 +626,7 @@ static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 		for (p = 0; p < CB_NPHASES; p++)
 			for (r = 0; r < CB_NROLES; r++) {
 				sum[p] += rp->t[i].cell_ms[p][r];
+				comp[p] += rp->t[i].cell_compile_us[p][r] / 1000;
 				runs += rp->t[i].cell_runs[p][r];
 			}
 		if (rp->t[i].wall_ms > longest) {
@@ -626,8 +638,14 @@ static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 		return;
 	for (p = 0; p < CB_NPHASES; p++)
 		all += sum[p];
-	cb_buf_adds(b, md ? "\n**Wall time** (s; per phase the cells baseline / control / candidate, sessions summed)\n\n"
-			  : "\nwall time (s; per phase: baseline / control / candidate, sessions summed):\n");
+	if (rp->compile_known)
+		cb_buf_adds(b, md ? "\n**Wall time** (s; per phase the cells baseline / control / candidate, sessions summed; "
+				    "compile: of that, Triton compiling, - unknown)\n\n"
+				  : "\nwall time (s; per phase: baseline / control / candidate, sessions summed; compile: of "
+				    "that, Triton compiling, - unknown):\n");
+	else
+		cb_buf_adds(b, md ? "\n**Wall time** (s; per phase the cells baseline / control / candidate, sessions summed)\n\n"
+				  : "\nwall time (s; per phase: baseline / control / candidate, sessions summed):\n");
 	cb_buf_adds(b, md ? "- all tasks, in cells " : "  all tasks, in cells ");
 	put_seconds(b, all);
 	cb_buf_adds(b, " s");
@@ -635,6 +653,11 @@ static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 		if (sum[p]) {
 			cb_buf_addf(b, "%s %s ", p ? "," : ":", cb_phase_name((enum cb_phase)p));
 			put_seconds(b, sum[p]);
+			if (rp->compile_known) {
+				cb_buf_adds(b, " (compile ");
+				put_seconds(b, comp[p]);
+				cb_buf_adds(b, ")");
+			}
 		}
 	if (longest >= 0) {
 		cb_buf_adds(b, "; the longest task ");
@@ -668,6 +691,10 @@ static void put_walls(struct cb_buf *b, const struct cb_report *rp, int md)
 			for (r = 0; r < CB_NROLES; r++) {
 				cb_buf_adds(b, r ? " / " : " (");
 				put_seconds(b, t->cell_ms[p][r]);
+			}
+			for (r = 0; rp->compile_known && r < CB_NROLES; r++) {
+				cb_buf_adds(b, r ? " / " : "; compile ");
+				put_compile(b, t, p, r);
 			}
 			cb_buf_adds(b, ")");
 		}

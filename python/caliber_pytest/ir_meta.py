@@ -16,7 +16,11 @@ captured, not when replayed; launches made while timing profiles a row
 
 Beside the index, ir/resources.tsv says what each variant uses as loaded:
 registers and spills from the CompiledKernel whose handles the load hook is
-called for, shared memory, stages and warps from its metadata."""
+called for, shared memory, stages and warps from its metadata.
+
+And <cell dir>/compile.json says what the request spent compiling: the
+compiles and on-disk cache hits Triton's knobs.compilation.listener reported
+while the request ran, and their microseconds (_compile_log)."""
 
 import json
 import os
@@ -26,6 +30,7 @@ import sys
 import pytest
 
 from . import _binaries, _hooks, _kernel_time, _tuning
+from ._compile_log import CompileLog
 from ._common import atomic_write_text, drop_request_state, request_state, require_env, usage_error
 from ._index import LaunchCounts, format_index
 from ._resources import format_resources, resources
@@ -92,7 +97,8 @@ def _json_metadata(group, name):
 
 class _State:
     """One request: its counts, the variants it saw, launches no variant claimed,
-    and its handlers attached to Triton's hooks (name -> (handler, token))."""
+    its handlers attached to Triton's hooks (name -> (handler, token)) and its
+    compile log, listening to Triton's compiles."""
 
     def __init__(self, cell_dir):
         self.cell_dir = cell_dir
@@ -100,6 +106,7 @@ class _State:
         self.seen = {}
         self.unknown = set()
         self.attached = {}
+        self.compiles = CompileLog()
 
     def on_load(self, module, function, name, metadata_group, hash):
         """kernel_load_end_hook: remember which variant this function is, and what it uses."""
@@ -133,7 +140,8 @@ STATE = pytest.StashKey[_State]()
 
 
 def pytest_configure(config):
-    """Check the hooks exist, then attach this request's handlers to them."""
+    """Check the hooks exist, then attach this request's handlers to them and
+    its compile log to the compilation listener."""
     cell_dir = require_env(PLUGIN, "CALIBER_CELL_DIR")
     try:
         from triton import knobs
@@ -146,6 +154,7 @@ def pytest_configure(config):
     state = _State(cell_dir)
     for name, handler in state.handlers().items():
         state.attached[name] = (handler, _hooks.attach(knobs.runtime, name, handler))
+    state.compiles.attach(knobs)
     _tuning.acquire()
     config.stash[STATE] = state
 
@@ -192,8 +201,8 @@ def _write_binaries(state, ir_dir):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Write ir/<variant>/, ir/index.tsv and ir/binaries.tsv; a launch of an
-    unknown function fails the request."""
+    """Write ir/<variant>/, ir/index.tsv, ir/binaries.tsv and compile.json; a
+    launch of an unknown function fails the request."""
     state = request_state(session.config, STATE)
     if state is None:
         return
@@ -208,6 +217,7 @@ def pytest_sessionfinish(session, exitstatus):
     write_resources(ir_dir, state)
     if not later_session:
         _write_binaries(state, ir_dir)
+    state.compiles.write(state.cell_dir)
     if state.unknown:
         print(f"caliber_pytest.{PLUGIN}: launches of kernels loaded before the hook was attached: "
               f"{', '.join(sorted(state.unknown))}; the launch index is incomplete")
@@ -215,7 +225,8 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_unconfigure(config):
-    """Take this request's handlers off the hooks and forget it (the function map stays)."""
+    """Take this request's handlers off the hooks and its compile log off the
+    listener, and forget it (the function map stays)."""
     state = drop_request_state(config, STATE)
     if state is None:
         return
@@ -224,4 +235,5 @@ def pytest_unconfigure(config):
     for name, (handler, token) in state.attached.items():
         _hooks.detach(knobs.runtime, name, handler, token)
     state.attached.clear()
+    state.compiles.detach(knobs)
     _tuning.release()

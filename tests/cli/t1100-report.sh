@@ -236,3 +236,49 @@ test_expect_success 'a report of a run whose seal does not hold compares no topo
 	$CALIBER report run | grep -qx "what changed: not compared, the seal does not hold" &&
 	$CALIBER report run --format html | grep -q "Topology ops not compared: the seal does not hold."
 '
+
+test_expect_success 'wall time with compile.json: per cell and phase the part Triton spent compiling, - unknown, in text, Markdown and HTML' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$CALIBER_ROOT/tests/golden/report/compile/spec.json" run &&
+	$CALIBER report run >out &&
+	cmp "$golden/compile.txt" out &&
+	test "$(awk "length(\$0) > 80" out | wc -l)" -eq 0 &&
+	$CALIBER report run --format md >md &&
+	cmp "$golden/compile.md" md &&
+	$CALIBER report run -o r.html >/dev/null &&
+	python3 "$check" wellformed r.html >/dev/null &&
+	grep -q "<small class=\"muted\">19.2 s (compile 12.1 s)</small>" r.html &&
+	grep -q "<small class=\"muted\">2.1 s (compile -)</small>" r.html &&
+	grep -q "<small class=\"muted\">1.5 s (compile -)</small>" r.html
+'
+
+test_expect_success 'a run without compile.json shows no compile figures' '
+	"$CALIBER_TOOLS/cbtest" mkrun "$CALIBER_ROOT/tests/golden/prepare/history/spec.json" run &&
+	$CALIBER report run >out &&
+	grep -qx "wall time (s; per phase: baseline / control / candidate, sessions summed):" out &&
+	! grep -q compile out
+'
+
+test_expect_success 'a compile.json that is not what ir_meta writes fails the report, naming the file and the field; nothing is written' '
+	python3 - "$CALIBER_ROOT/tests/golden/report/compile/spec.json" <<-\PY &&
+	import json, os, sys
+	spec = json.load(open(sys.argv[1]))
+	base = os.path.dirname(sys.argv[1])
+	for key in ("manifest", "inventory"):
+	    spec[key] = os.path.relpath(os.path.join(base, spec[key]))
+	spec["tasks"][0]["cells"]["mask0"]["a"]["compile"]["compile_us"] = "12"
+	json.dump(spec, open("bad.json", "w"))
+	PY
+	"$CALIBER_TOOLS/cbtest" mkrun bad.json run &&
+	printf "caliber: report: @CWD@/run/tasks/softmax_rows/cells/a-mask0/compile.json: compile_us: expected an integer >= 0\n" >want &&
+	expect_refusal 1 want $CALIBER report run -o r.html && test ! -e r.html &&
+	rm -r run && "$CALIBER_TOOLS/cbtest" mkrun "$CALIBER_ROOT/tests/golden/report/compile/spec.json" run &&
+	chmod -R u+w run &&
+	printf "{\"cache_hit_us\": 0, \"cache_hits\": 0, \"compile_us\": 1, \"compile_us\": 2, \"compiles\": 1, \"listened\": true}\n" \
+		>run/tasks/softmax_rows/cells/a-off/compile.json &&
+	printf "caliber: report: @CWD@/run/tasks/softmax_rows/cells/a-off/compile.json:1:66: duplicate object key near '"'"'\"compile_us\"'"'"'\n" >want &&
+	expect_refusal 1 want $CALIBER report run &&
+	printf "{\"cache_hit_us\": 0, \"cache_hits\": 0, \"compile_us\": 1, \"compiles\": 1}\n" \
+		>run/tasks/softmax_rows/cells/a-off/compile.json &&
+	printf "caliber: report: @CWD@/run/tasks/softmax_rows/cells/a-off/compile.json: listened: expected true or false\n" >want &&
+	expect_refusal 1 want $CALIBER report run
+'

@@ -266,6 +266,13 @@ static int write_phase(const char *task_dir, const char *sdir, const char *task,
 	if (json_is_object(spec) && json_object_get(spec, "resources") &&
 	    write_resources(dir, sdir, json_object_get(spec, "resources"), err) < 0)
 		goto out;
+	if (json_is_object(spec) && json_object_get(spec, "compile")) {
+		path = cb_path_join(dir, "compile.json");
+		if (!path || cb_json_write_atomic(path, json_object_get(spec, "compile"), 0644, err) < 0)
+			goto out;
+		free(path);
+		path = NULL;
+	}
 	json_object_set_new(r, "task", json_string(task));
 	json_object_set_new(r, "cell", json_string(cell->name));
 	json_object_set_new(r, "role", json_string(cb_role_name(cell->role)));

@@ -20,11 +20,16 @@
  *                             "kernels": [{"kernel": "k", "variant": "V" | null, "ns": 900}]}],
  *              "resources": "<resources.tsv, relative to the spec>"
  *                           | [{"variant": "V", "kernel": "k", "n_regs": 96, "n_spills": 0,
- *                                "shared": 0, "num_stages": 3, "num_warps": 4}]},
+ *                                "shared": 0, "num_stages": 3, "num_warps": 4}],
+ *              "compile": {"listened": true, "compiles": 4, "compile_us": 12100000,
+ *                          "cache_hits": 0, "cache_hit_us": 0}},
  *        "b": {...}}}}]}
  * Phase objects may be a bare outcome string ("timeout"). "wall_ms" of a
  * task or a phase is written as the wall_ns of its task.json or cell.json
- * (a time the run took, for tests of planning by a history run). */
+ * (a time the run took, for tests of planning by a history run).
+ * "compile" of a phase is written as its compile.json as given (ir_meta's
+ * record of the compiles, for tests of the report's wall-time section; a
+ * malformed one for its refusals). */
 #ifndef RUNROOT_H
 #define RUNROOT_H
 

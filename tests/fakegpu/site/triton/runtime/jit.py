@@ -18,7 +18,12 @@ and its .debug_line names the folders of the kernel's source and of this
 triton, as the line tables of a real cubin do. kernel_load_end_hook is called
 with (module, function, name, metadata_group, hash), metadata_group mapping
 each file's name to its path. Like Triton's, the hash does not see the
-stages hook. Every launch
+stages hook, and a specialization whose folder already holds its group and
+metadata (another process of the cell compiled it) is loaded from there
+without running the stages. Either way knobs.compilation.listener, when
+set, is called as Triton 3.6's compile() calls it: with cache_hit and a
+knobs.CompileTimes, in microseconds that follow from the kernel (its
+converts), not from this machine's speed. Every launch
 calls launch_enter_hook and lasts, on torch.cuda's clock, a time that grows
 with the bytes of its tensor arguments and, for a kernel with dots, with its
 converts; it varies from launch to launch and, a little, from one request
@@ -140,21 +145,43 @@ class CompiledKernel:
         digest = hashlib.sha256(f"{jit.fn.__module__}.{jit.fn.__qualname__}\n{jit.src}\n{key!r}".encode())
         self.hash = digest.hexdigest()
         self.module = self.function = None
+        src = _Source(jit.fn, self.name, jit.dots, jit.base)
+        folder = _cache_folder(self.hash)
+        self.group = _cached_group(folder, self.name)
+        cache_hit = self.group is not None
+        if cache_hit:
+            with open(self.group[self.name + ".json"]) as f:
+                metadata = json.load(f)
+            times = knobs.CompileTimes(ir_initialization=200, lowering_stages=[], store_results=0)
+        else:
+            metadata, times = self._compile(src, key, options, folder)
+        self.converts = metadata["converts"]
+        self.metadata = _KernelMetadata(**{f: metadata[f] for f in _KernelMetadata._fields})
+        listener = knobs.compilation.listener
+        if listener is not None:
+            listener(src=src, metadata=metadata, metadata_group=dict(self.group), times=times,
+                     cache_hit=cache_hit)
+        self._init_handles()
+
+    def _compile(self, src, key, options, folder):
+        """Run the stages (through the stages hook) and write the cache folder;
+        the metadata and the CompileTimes of the stages: ttgir's grows with the
+        converts it leaves, cubin's (ptxas) is the longest."""
         stages = options.get("num_stages", 3)
         metadata = {"hash": self.hash, "name": self.name, "num_warps": options.get("num_warps", 4),
-                    "num_stages": stages, "num_ctas": 1, "shared": 16384 * stages * min(jit.dots, 2)}
+                    "num_stages": stages, "num_ctas": 1, "shared": 16384 * stages * min(self.jit.dots, 2)}
         stages = {"ttir": lambda src, md: src, "ttgir": None, "llir": None, "ptx": None, "cubin": None}
         backend = Backend()
         stages["ttgir"] = lambda src, md: backend.make_ttgir(src, md, options, 90)
         hook = knobs.runtime.add_stages_inspection_hook
         if hook is not None:
             hook(backend, stages, options, Language.TRITON, 90)
-        src = stages["ttir"](_Source(jit.fn, self.name, jit.dots, jit.base), metadata)
-        ttgir = stages["ttgir"](src, metadata)
+        ttgir = stages["ttgir"](stages["ttir"](src, metadata), metadata)
         self.converts = metadata["converts"]
-        self.group = self._write(key, ttgir, metadata)
-        self.metadata = _KernelMetadata(**{f: metadata[f] for f in _KernelMetadata._fields})
-        self._init_handles()
+        self.group = self._write(folder, key, ttgir, metadata)
+        lowering = [("ttir", 1000), ("ttgir", 4000 + 1000 * metadata["converts"]), ("llir", 3000), ("ptx", 5000),
+                    ("cubin", 30000)]
+        return metadata, knobs.CompileTimes(ir_initialization=2000, lowering_stages=lowering, store_results=500)
 
     def _init_handles(self):
         """Load the kernel (once): its handles and resources, then kernel_load_end_hook."""
@@ -166,11 +193,9 @@ class CompiledKernel:
         self.n_max_threads = 1024
         knobs.runtime.kernel_load_end_hook(self.module, self.function, self.name, self.group, self.hash)
 
-    def _write(self, key, ttgir, metadata):
+    def _write(self, folder, key, ttgir, metadata):
         """The cache folder Triton would write: <cache>/<base32(hash)>/ with each
         stage's output, the metadata and the group file, as compile() does."""
-        root = os.environ.get("TRITON_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".triton", "cache")
-        folder = os.path.join(root, base64.b32encode(bytes.fromhex(self.hash)).decode().rstrip("="))
         os.makedirs(folder, exist_ok=True)
         code = hashlib.sha256(repr((self.name, key, metadata["num_warps"], metadata["num_stages"],
                                     self.converts)).encode()).hexdigest()
@@ -195,6 +220,26 @@ class CompiledKernel:
         with open(os.path.join(folder, f"__grp__{self.name}.json"), "w") as f:
             json.dump({"child_paths": group}, f)
         return group
+
+
+def _cache_folder(hash):
+    """<TRITON_CACHE_DIR, else ~/.triton/cache>/<base32 of the hash's bytes>, as Triton names it."""
+    root = os.environ.get("TRITON_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".triton", "cache")
+    return os.path.join(root, base64.b32encode(bytes.fromhex(hash)).decode().rstrip("="))
+
+
+def _cached_group(folder, name):
+    """The group a compile left in folder ({file name: path}, from __grp__<name>.json)
+    when it and every file it lists exist and it holds <name>.json, as Triton's
+    cache manager's get_group finds a hit; else None."""
+    try:
+        with open(os.path.join(folder, f"__grp__{name}.json")) as f:
+            group = json.load(f)["child_paths"]
+    except (OSError, ValueError, KeyError):
+        return None
+    if name + ".json" not in group or not all(os.path.isfile(p) for p in group.values()):
+        return None
+    return group
 
 
 def _elf(name, code, lines):
