@@ -37,7 +37,7 @@ class CompileLog:
         self.listened = False
         self.previous = None
 
-    def __call__(self, *, src, metadata, metadata_group, times, cache_hit, **rest):
+    def __call__(self, *, src=None, metadata=None, metadata_group=None, times=None, cache_hit=False, **rest):
         if cache_hit:
             self.cache_hits += 1
             self.cache_hit_us += _micros(times)
