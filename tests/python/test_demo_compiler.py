@@ -111,3 +111,20 @@ def test_sitecustomize_does_not_import_triton(fake_triton):
     proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=f"{DEMO_DIR}:{fake_triton}"),
                           capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False"
+
+
+def test_a_probe_for_triton_before_its_import_leaves_the_hook_installed(fake_triton):
+    """Libraries ask importlib.util.find_spec("triton") whether Triton is there
+    before (or instead of) importing it; the hook must still go in when triton
+    is imported afterwards, and only then."""
+    code = textwrap.dedent("""
+        import importlib.util, sys
+        assert importlib.util.find_spec("triton") is not None
+        assert "triton" not in sys.modules
+        import triton
+        print(triton.knobs.runtime.add_stages_inspection_hook.__name__)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=f"{DEMO_DIR}:{fake_triton}"),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "stages_hook"
