@@ -17,7 +17,7 @@ freeze() {
 	sed -e "s/@COMPILER_TREE@/$($CALIBER digest "$D/compiler")/" -e "s/@CORPUS_TREE@/$($CALIBER digest "$D/corpus")/" \
 	    -e "s/@HARNESS_COMMIT@/$commit/" -e "s/\"repeats\": 7/\"repeats\": 7$extra/" \
 	    -e "s/\"gain\": 0.05/\"gain\": $2/" -e "s/\"regression\": -0.03/\"regression\": $3/" "$D/manifest.in.json" >manifest.json &&
-	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen >/dev/null
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null
 }
 order() { python3 -c "import json, sys; print(json.dumps(json.load(open(sys.argv[1]))[\"orders\"][sys.argv[2]][sys.argv[3]], sort_keys=True))" "$@"; }
 '

@@ -47,7 +47,7 @@ test_expect_success 'a G whose time moved in a kernel that kept its converts say
 test_expect_success 'the report: What changed gains each kernel s share, time and resources, and names where the time did not follow the converts' '
 	"$CALIBER_TOOLS/cbtest" mkrun "$spec" run &&
 	$CALIBER report run -o r.html >/dev/null &&
-	grep -q "<th>converts b → k</th><th class=\"num\">share of GPU time b → k</th><th class=\"num\">time b → k</th><th>resources b → k</th><th>source line</th>" r.html &&
+	grep -q "<th scope=\"col\">converts b → k</th><th scope=\"col\" class=\"num\">share of GPU time b → k</th><th scope=\"col\" class=\"num\">time b → k</th><th scope=\"col\">resources b → k</th><th scope=\"col\">source line</th>" r.html &&
 	grep -q "<td class=\"num\">3 → 1</td><td class=\"num\">98.7% → 94.6%</td><td class=\"num\" title=\"GPU time per call, summed over 2 profiled rows\">1368.0 → 314.0 µs <span class=\"ok\">(-77.0%)</span></td><td class=\"nw\">regs <b>232 → 168</b> · spills 0 · shared <b>98304 → 65536</b> · stages 4 · warps 8</td>" r.html &&
 	grep -q "<p id=\"time-moved\">Where the time did not follow the converts, in the profiled replay after the timed samples: <a href=\"#t-softmax_rows\">softmax_rows</a> faster, mostly in kernels whose converts did not change (98% of the GPU time saved, most in _add_kernel).</p>" r.html &&
 	python3 "$CALIBER_ROOT/tests/cli/report_check.py" links r.html >/dev/null &&
