@@ -9,7 +9,7 @@
 
 test_expect_success 'test_skip is a skip, and a failure under CALIBER_TESTS_NO_SKIP=1' '
 	printf "%s\n" ". \"$CALIBER_ROOT/tests/cli/lib.sh\"" "test_skip \"a case\" \"no frobnicator here\"" >t.sh &&
-	sh t.sh >out && grep -qx "ok 1 - a case # SKIP no frobnicator here" out &&
+	env -u CALIBER_TESTS_NO_SKIP sh t.sh >out && grep -qx "ok 1 - a case # SKIP no frobnicator here" out &&
 	CALIBER_TESTS_NO_SKIP=1 sh t.sh >out &&
 	grep -qx "not ok 1 - a case (cannot run here, and CALIBER_TESTS_NO_SKIP=1: no frobnicator here)" out
 '
@@ -17,7 +17,7 @@ test_expect_success 'test_skip is a skip, and a failure under CALIBER_TESTS_NO_S
 test_expect_success 'chromium without python3-pil: the browser test skips what it cannot check, naming the tool; in CI it fails' '
 	printf "#!/bin/sh\nexec %s -S \"\$@\"\n" "$(command -v $PY)" >nopil && chmod +x nopil &&
 	! ./nopil -c "import PIL" 2>/dev/null &&
-	CALIBER_TEST_PYTHONS="$PWD/nopil" sh "$CALIBER_ROOT/tests/cli/t1100-report-browser.sh" >out 2>&1 &&
+	env -u CALIBER_TESTS_NO_SKIP CALIBER_TEST_PYTHONS="$PWD/nopil" sh "$CALIBER_ROOT/tests/cli/t1100-report-browser.sh" >out 2>&1 &&
 	! grep -q "^not ok" out &&
 	grep -Eq "^ok [0-9]+ - .* # SKIP no (python3 with PIL \(scripts/deps.sh --ci installs python3-pil\)|chromium \(scripts/deps.sh --ci installs it\))$" out &&
 	set +e; CALIBER_TESTS_NO_SKIP=1 CALIBER_TEST_PYTHONS="$PWD/nopil" sh "$CALIBER_ROOT/tests/cli/t1100-report-browser.sh" >out 2>&1; set -e &&
@@ -27,7 +27,7 @@ test_expect_success 'chromium without python3-pil: the browser test skips what i
 test_expect_success 'a skipped Python test is a skip, and a failure under CALIBER_TESTS_NO_SKIP=1' '
 	mkdir py && printf "%s\n" "import pytest" "def test_a():" "    pass" "@pytest.mark.skip(reason=\"no tool here\")" \
 		"def test_b():" "    pass" >py/test_x.py &&
-	PYTHON=$PY sh "$CALIBER_ROOT/tests/cli/pytest-tap.sh" py >out &&
+	env -u CALIBER_TESTS_NO_SKIP PYTHON=$PY sh "$CALIBER_ROOT/tests/cli/pytest-tap.sh" py >out &&
 	printf "%s\n" "ok - test_x.py::test_a" "ok - test_x.py:4 # SKIP no tool here" | cmp - out &&
 	CALIBER_TESTS_NO_SKIP=1 PYTHON=$PY sh "$CALIBER_ROOT/tests/cli/pytest-tap.sh" py >out &&
 	grep -qx "not ok - test_x.py:4 (skipped, and CALIBER_TESTS_NO_SKIP=1: no tool here)" out
