@@ -32,19 +32,22 @@ cell_is() {
 # killed right after TASK (--then-kill): --resume with a well-behaved
 # worker gives the same matrix and a seal that verifies. The mode is then
 # counted among the survivors (a file beside the cases).
+# The runs use persistent workers: with a process per request (the default)
+# the --then-kill cut of the stand-ins does not stop caliber where these
+# cases expect it (the stand-ins are reworked for it on branch merge-confine).
 survives() {
 	mode=$1; args=$2; task=$3; verdict=$4; cell=$5; outcome=$6; detail=$7
 	test -d frozen/cpu-test-all || make_all
 	RUN_WRAP="timeout 300" && export RUN_WRAP &&
 	case $verdict in X,*) runs=run_x ;; *) runs=run ;; esac &&
-	$runs all out-$mode --quiet ${SURVIVE_OPTS:-} --worker "python3 $W/$mode.py $D $args" >/dev/null 2>&1 &&
+	$runs all out-$mode --quiet ${SURVIVE_OPTS:---workers persistent} --worker "python3 $W/$mode.py $D $args" >/dev/null 2>&1 &&
 	want_but $task $verdict >want && verdicts out-$mode >got && cmp want got &&
 	cell_is out-$mode/tasks/$task/cells/$cell/cell.json "$outcome" "$detail" &&
 	$CALIBER verify out-$mode >/dev/null &&
-	set +e && (run_bg all cut-$mode --quiet ${SURVIVE_OPTS:-} --worker "python3 $W/$mode.py $D $args --then-kill $PWD/cut-$mode.marker") \
+	set +e && (run_bg all cut-$mode --quiet ${SURVIVE_OPTS:---workers persistent} --worker "python3 $W/$mode.py $D $args --then-kill $PWD/cut-$mode.marker") \
 		>/dev/null 2>&1; set -e &&
 	test -e cut-$mode.marker.killed && test -f cut-$mode/tasks/$task/task.json && test ! -e cut-$mode/SHA256SUMS &&
-	$runs all cut-$mode --resume --quiet ${SURVIVE_OPTS:-} --worker "python3 $W/replay.py $D" >/dev/null 2>&1 &&
+	$runs all cut-$mode --resume --quiet ${SURVIVE_OPTS:---workers persistent} --worker "python3 $W/replay.py $D" >/dev/null 2>&1 &&
 	verdicts cut-$mode >got && cmp want got && $CALIBER verify cut-$mode >/dev/null &&
 	unset RUN_WRAP && touch "$(dirname "$T")/survived.$mode"
 }
