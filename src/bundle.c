@@ -9,18 +9,7 @@
 
 #include "fsutil.h"
 #include "guard.h"
-
-/* The value of a hex digit, -1 when c is none. */
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "sha.h"
 
 /* Whether every component of the relative path rel is a name: none
  * empty, "." or "..", so that it stays inside the bundle. */
@@ -48,8 +37,8 @@ static char *link_path(const char *href, size_t n)
 	if (!out)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		if (href[i] == '%' && i + 2 < n && hexval(href[i + 1]) >= 0 && hexval(href[i + 2]) >= 0) {
-			*p++ = (char)(hexval(href[i + 1]) * 16 + hexval(href[i + 2]));
+		if (href[i] == '%' && i + 2 < n && cb_hex_value(href[i + 1]) >= 0 && cb_hex_value(href[i + 2]) >= 0) {
+			*p++ = (char)(cb_hex_value(href[i + 1]) * 16 + cb_hex_value(href[i + 2]));
 			i += 2;
 		} else {
 			*p++ = href[i];

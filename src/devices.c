@@ -329,12 +329,9 @@ static void shards_with(const struct shard_proc *sp, size_t n, enum ended what, 
 static int gate(const struct cb_run_opts *o, const char *fail_set, struct cb_err *err)
 {
 	struct cb_campaign_summary cs;
-	char *path = cb_path_join(o->output, "campaign.json");
 	size_t i, hits = 0;
-	int rc = path ? cb_campaign_summary_load(path, &cs, err) : cb_fail(err, "out of memory");
 
-	free(path);
-	if (rc < 0)
+	if (cb_campaign_summary_of_run(o->output, &cs, err) < 0)
 		return CB_EXIT_FAIL;
 	for (i = 0; i < cs.ntasks; i++)
 		hits += strchr(fail_set, cs.tasks[i].verdict[0]) != NULL;

@@ -112,7 +112,7 @@ int cb_history_load(const char *root, const char *campaign, const char *opt, str
 	}
 	if (cb_verify_or_fail(root, err) < 0)
 		goto out;
-	if (!(path = cb_path_join(root, "campaign.json")) || cb_campaign_summary_load(path, &cs, err) < 0)
+	if (cb_campaign_summary_of_run(root, &cs, err) < 0)
 		goto out;
 	if (strcmp(cs.campaign, campaign) != 0) {
 		cb_fail(err, "%s is a run of campaign '%s', not '%s': its times are not this campaign's", root,

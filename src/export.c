@@ -368,7 +368,6 @@ json_t *cb_export_run(const char *root, struct cb_err *err)
 	struct cb_campaign_summary cs;
 	const json_t *th;
 	json_t *doc = NULL, *rows = NULL, *seal = NULL, *counts = NULL;
-	char *path;
 	const char *v;
 	size_t i;
 
@@ -380,12 +379,8 @@ json_t *cb_export_run(const char *root, struct cb_err *err)
 		return cb_fail(err, "%s: no campaign receipt (campaign.json): not a run root", root), NULL;
 	if (!(seal = seal_of(root, err)))
 		return NULL;
-	path = cb_path_join(root, "campaign.json");
-	if (!path || cb_campaign_summary_load(path, &cs, err) < 0) {
-		if (!path)
-			cb_fail(err, "out of memory");
+	if (cb_campaign_summary_of_run(root, &cs, err) < 0)
 		goto fail;
-	}
 	rows = json_array();
 	counts = json_object();
 	for (i = 0; rows && i < cs.ntasks; i++)
@@ -411,7 +406,6 @@ json_t *cb_export_run(const char *root, struct cb_err *err)
 	if (!doc)
 		cb_fail(err, "out of memory");
 fail:
-	free(path);
 	json_decref(rows);
 	json_decref(counts);
 	json_decref(seal);

@@ -161,3 +161,31 @@ json_t *cb_json_text(const char *s)
 	free(esc);
 	return j;
 }
+
+int cb_json_lines(const char *data, size_t len, const char *path,
+		  int (*each)(const char *line, size_t lineno, void *ctx, struct cb_err *err), void *ctx,
+		  struct cb_err *err)
+{
+	char *buf = strndup(data, len), *p, *nl;
+	size_t lineno = 0;
+	int rc = 0;
+
+	if (!buf)
+		return cb_fail(err, "%s: out of memory", path);
+	if (strlen(buf) != len) {
+		free(buf);
+		return cb_fail(err, "%s: a NUL byte in a text file", path);
+	}
+	for (p = buf; rc == 0 && *p; p = nl ? nl + 1 : p + strlen(p)) {
+		lineno++;
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*p)
+			rc = each(p, lineno, ctx, err) < 0 ? -1 : 0;
+		if (!nl)
+			break;
+	}
+	free(buf);
+	return rc;
+}

@@ -14,6 +14,13 @@
 json_t *cb_json_load_file(const char *path, struct cb_err *err);
 json_t *cb_json_load_buf(const char *buf, size_t len, const char *name, struct cb_err *err);
 
+/* Call each(line, lineno, ctx, err) for every non-empty line of the text
+ * data (len bytes of path, one JSON document a line): a NUL byte in it is
+ * refused, and the first call that returns < 0 ends the walk with -1. */
+int cb_json_lines(const char *data, size_t len, const char *path,
+		  int (*each)(const char *line, size_t lineno, void *ctx, struct cb_err *err), void *ctx,
+		  struct cb_err *err);
+
 /* Serialise deterministically: sorted keys, two-space indent, final newline.
  * Reals are refused (their printing is the library's choice, not ours): the
  * error names the JSON path of the first one. Caller frees the string. */

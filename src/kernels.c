@@ -108,55 +108,50 @@ static int kernel_line(const char *line, const char *path, size_t lineno, struct
 	return rc;
 }
 
+/* What add_kernel_line adds to: the file being read and its name. */
+struct kernel_lines {
+	struct cb_kernel_file *f;
+	const char *path;
+};
+
+/* One line of a kernels.jsonl into f (cb_json_lines): a row named once. */
+static int add_kernel_line(const char *line, size_t lineno, void *ctx, struct cb_err *err)
+{
+	const struct kernel_lines *c = ctx;
+	struct cb_kernel_file *f = c->f;
+	struct cb_kernel_row row, *rows;
+	size_t i;
+
+	if (kernel_line(line, c->path, lineno, &row, err) < 0) {
+		row_free(&row);
+		return -1;
+	}
+	for (i = 0; i < f->n; i++)
+		if (strcmp(f->rows[i].row, row.row) == 0) {
+			cb_fail(err, "%s:%zu: row '%s' appears twice", c->path, lineno, row.row);
+			row_free(&row);
+			return -1;
+		}
+	if (!(rows = realloc(f->rows, (f->n + 1) * sizeof(*rows)))) {
+		row_free(&row);
+		return cb_fail(err, "%s: out of memory", c->path);
+	}
+	f->rows = rows;
+	f->rows[f->n++] = row;
+	return 0;
+}
+
 int cb_kernel_file_parse(const char *data, size_t len, const char *path, struct cb_kernel_file *f,
 			 struct cb_err *err)
 {
-	char *buf = strndup(data, len), *p, *nl;
-	size_t lineno = 0, i;
+	struct kernel_lines c = { f, path };
 
 	memset(f, 0, sizeof(*f));
-	if (!buf)
-		return cb_fail(err, "%s: out of memory", path);
-	if (strlen(buf) != len) {
-		free(buf);
-		return cb_fail(err, "%s: a NUL byte in a text file", path);
+	if (cb_json_lines(data, len, path, add_kernel_line, &c, err) < 0) {
+		cb_kernel_file_release(f);
+		return -1;
 	}
-	for (p = buf; *p; p = nl ? nl + 1 : p + strlen(p)) {
-		struct cb_kernel_row row, *rows;
-
-		lineno++;
-		nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		if (!*p)
-			continue;
-		if (kernel_line(p, path, lineno, &row, err) < 0) {
-			row_free(&row);
-			goto fail;
-		}
-		for (i = 0; i < f->n; i++)
-			if (strcmp(f->rows[i].row, row.row) == 0) {
-				cb_fail(err, "%s:%zu: row '%s' appears twice", path, lineno, row.row);
-				row_free(&row);
-				goto fail;
-			}
-		rows = realloc(f->rows, (f->n + 1) * sizeof(*rows));
-		if (!rows) {
-			row_free(&row);
-			cb_fail(err, "%s: out of memory", path);
-			goto fail;
-		}
-		f->rows = rows;
-		f->rows[f->n++] = row;
-		if (!nl)
-			break;
-	}
-	free(buf);
 	return 0;
-fail:
-	free(buf);
-	cb_kernel_file_release(f);
-	return -1;
 }
 
 int cb_kernel_file_load(const char *path, struct cb_kernel_file *f, struct cb_err *err)

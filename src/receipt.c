@@ -497,6 +497,15 @@ out:
 	return rc;
 }
 
+int cb_campaign_summary_of_run(const char *root, struct cb_campaign_summary *cs, struct cb_err *err)
+{
+	char *path = cb_path_join(root, "campaign.json");
+	int rc = path ? cb_campaign_summary_load(path, cs, err) : cb_fail(err, "out of memory");
+
+	free(path);
+	return rc;
+}
+
 int cb_campaign_summary_load(const char *path, struct cb_campaign_summary *cs, struct cb_err *err)
 {
 	json_t *doc = cb_json_load_file(path, err);

@@ -104,6 +104,8 @@ struct cb_campaign_summary {
  * records must be an integer from 1 to CB_BOOTSTRAP_RESAMPLES_MAX). The
  * _take form takes over doc's reference (released on failure too). */
 int cb_campaign_summary_load(const char *path, struct cb_campaign_summary *cs, struct cb_err *err);
+/* The same for the campaign receipt of run root root (root/campaign.json). */
+int cb_campaign_summary_of_run(const char *root, struct cb_campaign_summary *cs, struct cb_err *err);
 int cb_campaign_summary_take(json_t *doc, const char *path, struct cb_campaign_summary *cs,
 			     struct cb_err *err);
 void cb_campaign_summary_release(struct cb_campaign_summary *cs);

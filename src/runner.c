@@ -915,16 +915,11 @@ static int set_deadline(struct runner *rn, long long stop_after, const char *whe
 int cb_run_verdicts(const char *root, int json, int gate_x, struct cb_err *err)
 {
 	struct cb_campaign_summary cs;
-	char *path = cb_path_join(root, "campaign.json"), line[96];
+	char line[96];
 	int rc;
 
-	if (!path || cb_campaign_summary_load(path, &cs, err) < 0) {
-		if (!path)
-			cb_fail(err, "out of memory");
-		free(path);
+	if (cb_campaign_summary_of_run(root, &cs, err) < 0)
 		return CB_EXIT_FAIL;
-	}
-	free(path);
 	cb_campaign_verdict_line(&cs, line);
 	if (json)
 		cb_json_print_line(stdout, json_pack("{s:s, s:s, s:o}", "event", "verdicts", "line", line, "report",

@@ -127,3 +127,14 @@ int cb_is_hex(const char *s, size_t n)
 	}
 	return s[n] == '\0';
 }
+
+int cb_hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -30,5 +30,7 @@ int cb_sha256_file_fed(const char *path, char hex[CB_SHA256_HEX],
 /* Whether s is exactly n lowercase hex digits (the canonical form of git
  * commits and SHA-256 digests, so comparisons are plain strcmp). */
 int cb_is_hex(const char *s, size_t n);
+/* The value of the hex digit c (either case), -1 for any other character. */
+int cb_hex_value(char c);
 
 #endif

@@ -86,57 +86,52 @@ int cb_timing_load(const char *path, struct cb_timing *t, struct cb_err *err)
 	return rc;
 }
 
+/* What add_timing_line adds to: the file being read and its name. */
+struct timing_lines {
+	struct cb_timing *t;
+	const char *path;
+};
+
+/* One line of a timing.jsonl into t (cb_json_lines): a row named once. */
+static int add_timing_line(const char *line, size_t lineno, void *ctx, struct cb_err *err)
+{
+	const struct timing_lines *c = ctx;
+	struct cb_timing *t = c->t;
+	struct cb_timing_row row, *rows;
+	size_t i;
+
+	if (timing_line(line, c->path, lineno, &row, err) < 0) {
+		timing_row_free(&row);
+		return -1;
+	}
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->rows[i].row, row.row) == 0) {
+			cb_fail(err, "%s:%zu: row '%s' appears twice", c->path, lineno, row.row);
+			timing_row_free(&row);
+			return -1;
+		}
+	if (!(rows = realloc(t->rows, (t->n + 1) * sizeof(*rows)))) {
+		timing_row_free(&row);
+		return cb_fail(err, "%s: out of memory", c->path);
+	}
+	t->rows = rows;
+	t->rows[t->n++] = row;
+	return 0;
+}
+
 int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_timing *t,
 		    struct cb_err *err)
 {
-	char *buf = strndup(data, len), *p, *nl;
-	size_t lineno = 0, i;
+	struct timing_lines c = { t, path };
 
 	memset(t, 0, sizeof(*t));
-	if (!buf)
-		return cb_fail(err, "%s: out of memory", path);
-	if (strlen(buf) != len) {
-		free(buf);
-		return cb_fail(err, "%s: a NUL byte in a text file", path);
+	if (cb_json_lines(data, len, path, add_timing_line, &c, err) < 0) {
+		cb_timing_release(t);
+		return -1;
 	}
-	for (p = buf; *p; p = nl ? nl + 1 : p + strlen(p)) {
-		struct cb_timing_row row, *rows;
-
-		lineno++;
-		nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		if (!*p)
-			continue;
-		if (timing_line(p, path, lineno, &row, err) < 0) {
-			timing_row_free(&row);
-			goto fail;
-		}
-		for (i = 0; i < t->n; i++)
-			if (strcmp(t->rows[i].row, row.row) == 0) {
-				cb_fail(err, "%s:%zu: row '%s' appears twice", path, lineno, row.row);
-				timing_row_free(&row);
-				goto fail;
-			}
-		rows = realloc(t->rows, (t->n + 1) * sizeof(*rows));
-		if (!rows) {
-			timing_row_free(&row);
-			cb_fail(err, "%s: out of memory", path);
-			goto fail;
-		}
-		t->rows = rows;
-		t->rows[t->n++] = row;
-		if (!nl)
-			break;
-	}
-	free(buf);
 	if (t->n == 0)
 		return cb_fail(err, "%s: no timing rows", path);
 	return 0;
-fail:
-	free(buf);
-	cb_timing_release(t);
-	return -1;
 }
 
 void cb_timing_release(struct cb_timing *t)

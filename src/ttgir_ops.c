@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "fsutil.h"
+#include "sha.h"
 #include "ttgir.h"
 
 /* Bounds on one location's resolution and one layout's expansion. */
@@ -91,18 +92,6 @@ static const char *string_end(const char *p, const char *e)
 	return NULL;
 }
 
-/* The value of a hex digit, -1 for any other character. */
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The contents of the string p[0..e) (quotes included) with MLIR's escapes
  * undone: \XX (two hex digits) is that byte, \c is c; a NUL byte becomes
  * '?', so that the result is a C string. */
@@ -115,7 +104,7 @@ static char *unescape(const char *p, const char *e)
 	for (p++, e--; p < e; p++) {
 		char c = *p;
 		if (c == '\\' && p + 1 < e) {
-			int h = hex_value(p[1]), l = p + 2 < e ? hex_value(p[2]) : -1;
+			int h = cb_hex_value(p[1]), l = p + 2 < e ? cb_hex_value(p[2]) : -1;
 			if (h >= 0 && l >= 0) {
 				c = (char)(h * 16 + l);
 				p += 2;

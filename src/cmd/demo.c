@@ -95,14 +95,13 @@ static void show(const char *const *args)
  * the report sorts, within 80 columns). */
 static int finish(const char *run, const char *what, const char *out_dir, struct cb_err *err)
 {
-	char *html = cb_path_join(out_dir, "report.html"), *cs_path = cb_path_join(run, "campaign.json"), line[96];
+	char *html = cb_path_join(out_dir, "report.html"), line[96];
 	struct cb_buf table = CB_BUF_INIT;
-	struct cb_campaign_summary cs;
 	struct cb_report rp;
 	int rc = CB_EXIT_FAIL;
 
 	memset(&rp, 0, sizeof(rp));
-	if (!html || !cs_path) {
+	if (!html) {
 		cb_fail(err, "out of memory");
 		goto out;
 	}
@@ -113,20 +112,17 @@ static int finish(const char *run, const char *what, const char *out_dir, struct
 			goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if (cb_report_load(&rp, run, NULL, NULL, 0, err) < 0 || cb_report_table_text(&table, &rp, err) < 0 ||
-	    cb_campaign_summary_load(cs_path, &cs, err) < 0)
+	if (cb_report_load(&rp, run, NULL, NULL, 0, err) < 0 || cb_report_table_text(&table, &rp, err) < 0)
 		goto out;
 	printf("\nverdict matrix of %s (%s):\n\n%s", run, what, table.data ? table.data : "");
 	printf("\ncaliber demo: kept %s (report.html: the run's report as one HTML file)\n", out_dir);
-	cb_campaign_verdict_line(&cs, line);
+	cb_campaign_verdict_line(&rp.cs, line);
 	printf("%s\nreport: %s\n", line, html);
-	cb_campaign_summary_release(&cs);
 	rc = CB_EXIT_OK;
 out:
 	cb_report_release(&rp);
 	cb_buf_release(&table);
 	free(html);
-	free(cs_path);
 	return rc;
 }
 
@@ -172,16 +168,10 @@ out:
 static int gate_on_x(const char *run, struct cb_err *err)
 {
 	struct cb_campaign_summary cs;
-	char *path = cb_path_join(run, "campaign.json");
 	int rc;
 
-	if (!path || cb_campaign_summary_load(path, &cs, err) < 0) {
-		if (!path)
-			cb_fail(err, "out of memory");
-		free(path);
+	if (cb_campaign_summary_of_run(run, &cs, err) < 0)
 		return CB_EXIT_FAIL;
-	}
-	free(path);
 	rc = cb_campaign_check_x(&cs, err) < 0 ? CB_EXIT_GATE : CB_EXIT_OK;
 	cb_campaign_summary_release(&cs);
 	return rc;
