@@ -191,8 +191,9 @@ test_expect_success 'a worker busy when caliber is killed dies with it; --resume
 
 test_expect_success 'temporary files of a kill during the final writes are removed by --resume, never sealed' '
 	eval "$setup$hostile" && make_frozen &&
-	# killed after the last task, before campaign.json, matrix and seal
-	set +e; (run_bg canary r --worker "python3 $W/kill_runner.py $D 0" --quiet) >/dev/null 2>&1; set -e &&
+	# killed after the last task, before campaign.json, matrix and seal: a
+	# persistent baseline worker sees its stdin end only then (kill_runner 0)
+	set +e; (run_bg canary r --worker "python3 $W/kill_runner.py $D 0" --quiet --workers persistent) >/dev/null 2>&1; set -e &&
 	test -f r/tasks/wrong/task.json && test ! -e r/campaign.json &&
 	echo partial >r/matrix.md.tmp.Ab12Cd && echo partial >r/SHA256SUMS.tmp.zZ9yY8 &&
 	echo partial >r/tasks/gain/task.json.tmp.q1w2e3 &&
