@@ -26,7 +26,8 @@ session medians (between) against the spread of the sessions inside one
 process (within), in ppm of the row's time: a level whose between is many
 times its within carries a per-process offset. Then it measures what a
 worker process costs to start (imports, CUDA initialisation, first request)
-and whether a process starting beside a timed one disturbs its samples.
+and whether a process starting beside a timed one disturbs its samples
+(--side import), or one started ahead starting its profiler (--side profiler).
 
 Everything goes to OUT/offset_probe.json; a table is printed at the end."""
 
@@ -241,21 +242,40 @@ def startup_costs(args, work, log, record):
     record["startup"] = {"python": runs, "request_wall_s": walls, "settle_s": args.settle}
 
 
+SIDE_CODE = {
+    # a process starting: python, torch and triton imported, CUDA initialised
+    "import": "import torch, triton; torch.empty(1, device='cuda'); torch.cuda.synchronize()",
+    # a worker started ahead (context made before the session) starting the
+    # profiler during it, as _device_init's prepare_ahead does
+    "profiler": ("import sys, torch, triton; torch.empty(1, device='cuda'); torch.cuda.synchronize(); "
+                 "print('ready', flush=True); sys.stdin.readline(); "
+                 "from caliber_pytest import _kernel_time; import time; t = time.monotonic(); "
+                 "_kernel_time.prepare(torch, 'ahead'); print('started', time.monotonic() - t, flush=True)"),
+}
+
+
 def disturbance(args, work, log, record):
-    """One persistent worker times the first workload in sessions that alternate quiet
-    and noisy: noisy while other processes start python, import torch and triton and
-    initialise CUDA one after another beside it."""
+    """One persistent worker times the first workloads in sessions that alternate quiet
+    and noisy: noisy while two other processes do what --side names beside it (import:
+    start python, import torch and triton and initialise CUDA; profiler: having made
+    their contexts before the session, start the profiler during it)."""
     level = LEVELS["full"]
     w = Worker(base_env(work, args.corpus, level, "disturb"), log)
-    code = "import torch, triton; torch.empty(1, device='cuda'); torch.cuda.synchronize()"
+    code = SIDE_CODE[args.side]
     env = base_env(work, args.corpus, level, "disturb-side")
-    results = []
+    results, side_s = [], []
     for s in range(1, 2 * args.sessions + 1):
         noisy = s % 2 == 0
         side = []
         if noisy:
-            side = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=log, stderr=subprocess.STDOUT)
-                    for _ in range(2)]
+            side = [subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=log, text=True) for _ in range(2)]
+            if args.side == "profiler":
+                for p in side:
+                    assert p.stdout.readline().strip() == "ready"
+                for p in side:
+                    p.stdin.write("go\n")
+                    p.stdin.flush()
         for wl in args.workloads[:2]:
             cell = os.path.join(work, "disturb", f"s{s}-{wl[0]}")
             argv, renv = request_for(level, wl, cell, s)
@@ -264,9 +284,11 @@ def disturbance(args, work, log, record):
                 results.append({"noisy": noisy, "session": s, "row": row, "median_ns": med, "timer": timer,
                                 "spread_ppm": round((max(samples) - min(samples)) / med * 1e6)})
         for p in side:
-            p.wait(timeout=120)
+            out, _ = p.communicate(timeout=120)
+            side_s += [float(x.split()[1]) for x in out.splitlines() if x.startswith("started ")]
     w.close()
     record["disturbance"] = results
+    record["disturbance_side"] = {"side": args.side, "profiler_start_s": side_s}
 
 
 def main():
@@ -281,6 +303,8 @@ def main():
     ap.add_argument("--extra-path", default="", help="more PYTHONPATH entries (':'-separated) for the workers")
     ap.add_argument("--settle", type=float, default=8.0, help="seconds a prestarted worker gets before its request")
     ap.add_argument("--skip", default="", help="comma-separated: startup,disturbance")
+    ap.add_argument("--side", choices=sorted(SIDE_CODE), default="import",
+                    help="what the processes beside a noisy disturbance session do")
     args = ap.parse_args()
     args.corpus = os.path.abspath(args.corpus)
     EXTRA_PATH.extend(os.path.abspath(p) for p in args.extra_path.split(":") if p)
@@ -290,7 +314,7 @@ def main():
     work = tempfile.mkdtemp(prefix="offset-probe.")
     record = {"levels": {}, "timer": TIMER, "procs": args.procs, "sessions": args.sessions}
     with open(os.path.join(args.out, "offset_probe.log"), "w") as log:
-        for name in args.levels.split(","):
+        for name in [n for n in args.levels.split(",") if n]:
             t = time.monotonic()
             run_level(name, LEVELS[name], args, work, log, record)
             print(f"level {name}: {time.monotonic() - t:.1f} s", flush=True)
@@ -302,6 +326,8 @@ def main():
         lv["spread"] = spread(lv["results"])
     with open(os.path.join(args.out, "offset_probe.json"), "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
+    if "disturbance_side" in record:
+        print("disturbance side:", json.dumps(record["disturbance_side"]))
     print(f"{'level':10} {'row':42} {'between':>8} {'within':>8}  (ppm)")
     for name, lv in record["levels"].items():
         for row, s in lv["spread"].items():

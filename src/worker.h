@@ -49,7 +49,7 @@ int cb_worker_mode_parse(const char *name);
 /* The most workers a cell keeps started ahead (--prestart). */
 #define CB_PRESTART_MAX 4
 /* How many it keeps by default. */
-#define CB_PRESTART_DEFAULT 2
+#define CB_PRESTART_DEFAULT 3
 
 /* What stays the same for every worker of a run. The manifest, the
  * backend and the device string are borrowed from init's arguments and

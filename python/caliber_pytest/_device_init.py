@@ -6,11 +6,14 @@ one tiny kernel and captures and replays one tiny CUDA graph (what a first
 timed row would otherwise pay for: torch's lazy kernel loading and its graph
 machinery), then initialises NVML (the
 clocks of the timing and device_setup plugins) and Triton's driver (its
-compiled helper comes from the cell's warm cache). Importing it fails, as
+compiled helper comes from the cell's warm cache), and last starts the
+profiler (_kernel_time.prepare_ahead: CUPTI's start-up, seconds of host
+work that the first timed session of a round would otherwise pay before
+profiling its rows), outside the lock, as it launches nothing. Importing it fails, as
 torch does, where no GPU is visible; the session then says so on stderr and
 the request fails on its own."""
 
-from . import _gpu_lock, _nvml
+from . import _gpu_lock, _kernel_time, _nvml
 
 
 def _init():
@@ -37,6 +40,7 @@ def _init():
         driver.active.get_current_device()
     except Exception:  # a Triton without this driver API: its first launch initialises it instead
         pass
+    _kernel_time.prepare_ahead(torch)
 
 
 _init()

@@ -4,9 +4,9 @@ timed samples (docs/formats.md, kernels.jsonl).
 timing.measure calls profile_row once a row's samples are written. Only the
 first timed session of round a profiles (CALIBER_PHASE a, CALIBER_SESSION 1,
 or neither set: a benchmark run by hand): the cell's topology is that
-session's IR, and the profiler's first session in a process costs seconds
-(CUPTI starts; 6 s on the H200), which every session of a campaign run in a
-process of its own would pay otherwise. The row's
+session's IR. The profiler's first session in a process costs seconds
+(CUPTI starts; 4-6 s on the H200), which the cuda backend's workers pay
+while they wait for their turn (prepare_ahead). The row's
 calls are made again, min(n_calls, MAX_CALLS) of them: captured into a fresh
 CUDA graph and replayed once when the row was graph-timed, made directly when
 it was timed directly. The replay runs under torch.profiler with CUDA
@@ -38,7 +38,10 @@ KERNELS_FILE = "kernels.jsonl"
 MAX_CALLS = 200  # calls profiled per row at most: enough records, bounded cost
 
 _active = False  # True while a row is being profiled (process-wide: one row at a time)
-_prepared = False  # the profiler has run a session in this process (process-wide by design)
+# Who started the profiler in this process (process-wide by design): None (not
+# started), "ahead" (the worker, before its first request: prepare_ahead), or
+# "row" (the first row profiled: prepare).
+_started = None
 
 
 def profiling():
@@ -79,20 +82,39 @@ def _gpu_records(prof):
     return out
 
 
-def prepare(torch):
+def prepare(torch, by="row"):
     """Start the profiler in this process once, with an empty session of CUDA
-    activities. A process's first session starts CUPTI (6.0 s on the H200,
-    later ones about 1 ms), which is better paid before a request's rows than
-    between two of them; profile_row calls it, and a worker may call it
-    before its first request arrives."""
-    global _prepared
-    if _prepared:
+    activities; by says who ("ahead" or "row", kept in _started). A process's
+    first session starts CUPTI (4-6 s on the H200, later ones about 1 ms),
+    which is better paid before a request's rows than between two of them;
+    profile_row calls it, and the cuda backend's worker calls it before its
+    first request arrives (prepare_ahead)."""
+    global _started
+    if _started:
         return
     from torch import profiler
 
     with profiler.profile(activities=[profiler.ProfilerActivity.CUDA]):
         torch.cuda.synchronize()
-    _prepared = True
+    _started = by
+
+
+def prepare_ahead(torch):
+    """Start the profiler in a worker that waits for its request (the cuda
+    backend's preload, _device_init), so that the first timed session of a
+    round, which profiles its rows, does not pay for CUPTI's start on the
+    campaign's critical path. Every worker does it, so every process times
+    its rows in the same state. It holds no device lock: it launches nothing
+    on the device and needs no context of its own beyond the one
+    _device_init made. A profiler that cannot start is said on stderr and
+    left to the row, which records why."""
+    try:
+        prepare(torch, "ahead")
+    except Exception as e:  # said, not fatal: profile_row tries again and records its error
+        import sys
+
+        print(f"caliber_pytest._kernel_time: the profiler did not start ahead: {type(e).__name__}: {e}",
+              file=sys.stderr)
 
 
 def _profiled(torch, prepare_calls, calls):
@@ -165,8 +187,9 @@ def profile_row(torch, cell_dir, row, timer, n_calls, prepare_calls):
     if not wanted():
         return None
     calls = max(1, min(int(n_calls), MAX_CALLS))
-    line = {"calls": calls, "error": None, "kernels": [], "launches": 0, "row": row, "span_ns": 0,
-            "timer": timer, "wall_ns": 0}
+    line = {"calls": calls, "error": None, "kernels": [], "launches": 0, "profiler_start": None, "row": row,
+            "span_ns": 0, "timer": timer, "wall_ns": 0}
+    before = _started
     start = time.perf_counter_ns()
     try:
         records, launches = _profiled(torch, prepare_calls, calls)
@@ -179,6 +202,8 @@ def profile_row(torch, cell_dir, row, timer, n_calls, prepare_calls):
     except Exception as e:  # the row is timed already: its profile only says what went wrong
         line["error"] = f"{type(e).__name__}: {e}".replace("\n", " ")
     line["wall_ns"] = time.perf_counter_ns() - start
+    line["profiler_start"] = "ahead" if before == "ahead" else "earlier-row" if before else \
+        "this-row" if _started else None
     check_integers(line, "kernels line")
     append_line(os.path.join(cell_dir, KERNELS_FILE), dumps_line(line))
     return line

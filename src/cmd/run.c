@@ -18,7 +18,7 @@ static const char run_about[] =
 	"topology is below the baseline's, and the task receipt; at the end the\n"
 	"campaign receipt, matrix.csv, matrix.md and the seal. Every request (each\n"
 	"correctness cell, each timed session) runs in a worker process of its own,\n"
-	"--prestart N (default 2) of them per cell started ahead of their turn, so\n"
+	"--prestart N (default 3) of them per cell started ahead of their turn, so\n"
 	"that the bootstrap samples processes (--workers session); --workers\n"
 	"persistent keeps one process per cell for the run (faster, but a process\n"
 	"fixes offsets its sessions cannot sample); --workers task (or --isolate\n"
@@ -121,7 +121,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
 		{ "history", CB_OPT_PATH, &history, "RUN", "plan the deadline by the times of this sealed run of the campaign" },
 		{ "workers", CB_OPT_STR, &workers, "MODE", "session (default), persistent or task: how worker processes live" },
-		{ "prestart", CB_OPT_INT, &prestart, "N", "session mode: workers per cell started ahead (0-4, default 2)" },
+		{ "prestart", CB_OPT_INT, &prestart, "N", "session mode: workers per cell started ahead (0-4, default 3)" },
 		{ "isolate", CB_OPT_STR, &isolate, "task", "the same as --workers task" },
 		{ "prescreen", CB_OPT_FLAG, &prescreen, NULL, "time no task whose binaries are identical in every cell" },
 		{ "shard", CB_OPT_STR, &shard, "K/N", "run only shard K of N (tasks dealt by budget, longest first)" },

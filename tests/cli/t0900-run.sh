@@ -49,7 +49,7 @@ ahead = [json.load(open(f))["worker"]["started_ahead_ms"] for f in glob.glob(sys
 assert len(ahead) >= 9 and all(a > 0 for a in ahead), ahead
 assert all(json.load(open(f))["worker"]["started_ahead_ms"] == 0 for f in glob.glob(sys.argv[2] + "/tasks/*/cells/*/cell.json"))
 camp = json.load(open(sys.argv[1] + "/campaign.json"))["worker"]
-assert camp["mode"] == "session" and camp["prestart"] == 2 and camp["session_unit"] == "worker-process", camp
+assert camp["mode"] == "session" and camp["prestart"] == 3 and camp["session_unit"] == "worker-process", camp
 PY
 	cmp s/matrix.csv p/matrix.csv && cmp s/matrix.csv i/matrix.csv &&
 	printf "caliber: run: --workers: expected session, persistent or task, got '"'"'fresh'"'"'\n" >want &&

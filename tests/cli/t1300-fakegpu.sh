@@ -132,7 +132,7 @@ PY
 	$CALIBER verify always >/dev/null
 '
 
-test_expect_success 'each row of round a s first sessions replayed once under the profiler, joined: diff shows each kernel s time and resources; reaccount --scope time:1 holds' '
+test_expect_success 'each row of round a s first sessions replayed once under the profiler its worker started ahead, joined: diff shows each kernel s time and resources; reaccount --scope time:1 holds' '
 	eval "$setup" && fake_campaign &&
 	TMPDIR=tmp && mkdir tmp && export TMPDIR &&
 	$CALIBER run --manifest frozen/fakegpu-canary/manifest.json --task-matrix frozen/fakegpu-canary/task-matrix.json \
@@ -140,6 +140,8 @@ test_expect_success 'each row of round a s first sessions replayed once under th
 	test "$(cat out/tasks/*/cells/*/kernels.jsonl | grep -c "\"error\": null")" -eq \
 	     "$(cat out/tasks/*/cells/a-off/timing.jsonl out/tasks/*/cells/a-mask0/timing.jsonl out/tasks/*/cells/a-candidate/timing.jsonl | wc -l)" &&
 	test -z "$(ls out/tasks/*/cells/*.s*/kernels.jsonl out/tasks/*/cells/b-*/kernels.jsonl 2>/dev/null)" &&
+	test "$(cat out/tasks/*/cells/*/kernels.jsonl | grep -c "\"profiler_start\": \"ahead\"")" -eq \
+	     "$(cat out/tasks/*/cells/*/kernels.jsonl | wc -l)" &&
 	$CALIBER diff out mm >diff &&
 	grep -q "^    time 100.0%/100.0%/100.0% of the cell.s GPU time, [0-9.]* µs -> [0-9.]* µs per call (-[0-9.]*%)\$" diff &&
 	grep -qx "    regs 224 -> 128, spills 0, shared 49152, stages 3, warps 8" diff &&

@@ -158,7 +158,7 @@ def measured(tmp_path, monkeypatch):
         if profiler:
             torch.profiler = fake.profiler_module(cuda)
         monkeypatch.setitem(sys.modules, "torch", torch)
-        monkeypatch.setattr(_kernel_time, "_prepared", False)
+        monkeypatch.setattr(_kernel_time, "_started", None)
         calls = []
 
         def fn():
@@ -186,8 +186,8 @@ def test_a_graph_row_is_replayed_once_under_the_profiler(measured):
     assert row["timer"] == "graph" and row["n_calls"] == 50
     # 3 + 5 + 50 calls to warm, size and time (capture); 50 more captured for the profiled replay
     assert calls == 3 + 5 + 50 + 50 + 50
-    assert line == {"calls": 50, "error": None, "launches": 0, "row": "t.py::t|r", "span_ns": 1000000,
-                    "timer": "graph", "wall_ns": line["wall_ns"],
+    assert line == {"calls": 50, "error": None, "launches": 0, "profiler_start": "this-row", "row": "t.py::t|r",
+                    "span_ns": 1000000, "timer": "graph", "wall_ns": line["wall_ns"],
                     "kernels": [{"kernel": fake.NON_TRITON_KERNEL, "launches": 50, "max_ns": 20000, "min_ns": 20000,
                                  "total_ns": 1000000, "variant": None}]}
     assert not _kernel_time.profiling()
@@ -236,12 +236,70 @@ def test_the_profiler_is_started_once_per_process(monkeypatch):
     module.profile = Counted
     torch = types.SimpleNamespace(cuda=cuda, profiler=module)
     monkeypatch.setitem(sys.modules, "torch", torch)
-    monkeypatch.setattr(_kernel_time, "_prepared", False)
+    monkeypatch.setattr(_kernel_time, "_started", None)
     _kernel_time.prepare(torch)
     _kernel_time.prepare(torch)
     assert sessions == [[module.ProfilerActivity.CUDA]]
     _kernel_time._profiled(torch, lambda calls: lambda: None, 1)
     assert len(sessions) == 2
+
+
+def test_a_profiler_started_ahead_is_not_started_again_and_the_row_says_so(monkeypatch):
+    fake = _fake_profiler()
+    cuda = fake.FakeCuda()
+    module = fake.profiler_module(cuda)
+    sessions = []
+
+    class Counted(module.profile):
+        def __enter__(self):
+            sessions.append(1)
+            return super().__enter__()
+
+    module.profile = Counted
+    torch = types.SimpleNamespace(cuda=cuda, profiler=module)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setattr(_kernel_time, "_started", None)
+    _kernel_time.prepare_ahead(torch)
+    assert (_kernel_time._started, len(sessions)) == ("ahead", 1)
+    _kernel_time.prepare(torch)
+    assert len(sessions) == 1
+
+
+def test_profiler_start_names_who_paid_for_it(tmp_path, monkeypatch):
+    fake = _fake_profiler()
+    cuda = fake.FakeCuda()
+    torch = types.SimpleNamespace(cuda=cuda, profiler=fake.profiler_module(cuda))
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.delenv("CALIBER_PHASE", raising=False)
+    monkeypatch.delenv("CALIBER_SESSION", raising=False)
+
+    def starts(before):
+        monkeypatch.setattr(_kernel_time, "_started", before)
+        out = []
+        for row in ("r1", "r2"):
+            out.append(_kernel_time.profile_row(torch, str(tmp_path), row, "direct", 1,
+                                                lambda calls: lambda: cuda.run(CALL_MS))["profiler_start"])
+        return out
+
+    assert starts("ahead") == ["ahead", "ahead"]
+    assert starts(None) == ["this-row", "earlier-row"]
+
+
+def test_a_profiler_that_cannot_start_ahead_is_said_and_left_to_the_row(monkeypatch, capsys):
+    class Broken:
+        def profile(self, activities):
+            raise RuntimeError("CUPTI_ERROR_NOT_INITIALIZED")
+
+    torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: None),
+                                  profiler=types.SimpleNamespace(profile=Broken().profile,
+                                                                 ProfilerActivity=types.SimpleNamespace(CUDA=1)))
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.profiler", torch.profiler)
+    monkeypatch.setattr(_kernel_time, "_started", None)
+    _kernel_time.prepare_ahead(torch)
+    assert _kernel_time._started is None
+    assert capsys.readouterr().err == ("caliber_pytest._kernel_time: the profiler did not start ahead: "
+                                       "RuntimeError: CUPTI_ERROR_NOT_INITIALIZED\n")
 
 
 def test_no_profiler_leaves_the_row_timed_and_says_why(measured):
