@@ -2,6 +2,7 @@
  * the topology op, as JSON (docs/design.md section 9). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -40,10 +41,17 @@ static int not_a_cell(const char *dir, struct cb_err *err)
 	else if (cb_is_dir(ir))
 		rc = 0;
 	else if (cb_is_dir(cells) && cb_list_dir(cells, &names, &n, err) == 0) {
-		for (i = 0; i < n; i++)
-			cb_buf_addf(&list, "%s%s", i ? ", " : "", names[i]);
-		rc = cb_fail(err, "%s is a task folder, not a cell: its cells are %s/cells/<round>-<cell> (%s)", dir,
-			     dir, list.len ? list.data : "none yet");
+		size_t sessions = 0;
+		for (i = 0; i < n; i++) {
+			if (strchr(names[i], '.')) { /* <round>-<cell>.s<k>: a later session of a cell */
+				sessions++;
+				continue;
+			}
+			cb_buf_addf(&list, "%s%s", list.len ? ", " : "", names[i]);
+		}
+		rc = cb_fail(err, "%s is a task folder, not a cell: its cells are %s/cells/<round>-<cell> (%s)%s", dir,
+			     dir, list.len ? list.data : "none yet",
+			     sessions ? "; later sessions, <round>-<cell>.s<k>, hold no IR" : "");
 	} else if (cb_is_dir(tasks))
 		rc = cb_fail(err, "%s is a run root, not a cell: a cell is %s/tasks/<task>/cells/<round>-<cell>", dir,
 			     dir);

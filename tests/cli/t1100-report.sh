@@ -204,11 +204,11 @@ refusal '--run on a sealed run is a usage error' 'true' \
 test_expect_success 'runs/all at a glance: sorted by verdict and effect, the geometric means, what changed and where' '
 	run="$CALIBER_ROOT/campaigns/demo-h200/runs/all" &&
 	$CALIBER report "$run" >out &&
-	sed -n 5,11p out >head &&
-	printf "%s\n" "intervals: 95 % over 1 session of one worker process x 9 repeats, 2000 bootstrap" \
-		"    resamples (the process is not sampled)" \
-		"A/A: 21 of 37 control-vs-baseline intervals exclude zero (nominal 5 %)" \
-		"speedup, geometric mean over the timed orders: 32 tasks +21.74%; the 5 G tasks" "    +251.57%" \
+	sed -n 5,12p out >head &&
+	printf "%s\n" "intervals: 95 % over 3 worker processes x 9 repeats, 2000 bootstrap resamples" \
+		"A/A: 0 of 37 control-vs-baseline intervals exclude zero (nominal 5 %)" \
+		"A/A (identical binaries): 2 of 27 identical-by-construction tasks exclude zero" "    (round a; nominal 5%)" \
+		"speedup, geometric mean over the timed orders: 32 tasks +22.42%; the 5 G tasks" "    +264.93%" \
 		"what changed: 5 tasks lost converts, 0 gained: 10 removed, 0 added in 5 kernels" "    at 10 source lines" >want &&
 	cmp want head &&
 	sed -n "/^task /,/^\$/p" out | grep -v "^ " | sed -n "2,6p" | cut -c1-27 | tr -s " " >g &&
@@ -218,13 +218,14 @@ test_expect_success 'runs/all at a glance: sorted by verdict and effect, the geo
 	printf "%s\n" "  matmul: _matmul_kernel 3 -> 1 (1 kept):" \
 		"    ops/caliber_ops/matmul.py:47: 1 removed (#blocked2 -> #mma)" \
 		"    ops/caliber_ops/matmul.py:51: 1 removed (#mma -> #blocked2)" >want && cmp want where &&
-	grep -q "^  matmul: round a: 4096x4096x4096 927.86 / 926.44 / 227.92, 2048x2048x2048\$" out &&
+	grep -q "^  matmul: round a: 4096x4096x4096 925.80 / 924.13 / 228.98, 2048x2048x2048\$" out &&
 	$CALIBER report "$run" --format md >md &&
-	grep -qF "| matmul | **G** stable-gain | 3/3/1 | +321.12% [+320.54%, +333.04%] | +291.76% [+275.93%, +303.84%] | graph | 927.86 / 926.44 / 227.92<br>121.39 / 121.26 / 25.96<br>470.77 / 470.49 / 119.99 |" md &&
+	grep -qF "| matmul | **G** stable-gain | 3/3/1 | +319.13% [+271.74%, +331.97%] | +322.26% [+315.94%, +331.06%] | graph | 925.80 / 924.13 / 228.98<br>121.68 / 121.48 / 25.93<br>470.37 / 471.19 / 121.21 |" md &&
 	$CALIBER report "$run" -o r.html >/dev/null &&
 	test "$(grep -c "<tr class=\"changed\" data-task=" r.html)" -eq 10 &&
-	grep -qF "<tr><th scope=\"row\">A/A</th><td><span id=\"aa\">A/A: 21 of 37 control-vs-baseline intervals exclude zero (nominal 5 %)</span></td></tr>" r.html &&
-	grep -qF "<tr><th scope=\"row\">intervals</th><td>95 % over 1 session of one worker process × 9 repeats, 2000 bootstrap resamples (the process is not sampled)</td></tr>" r.html &&
+	grep -qF "<tr><th scope=\"row\">A/A</th><td><span id=\"aa\">A/A: 0 of 37 control-vs-baseline intervals exclude zero (nominal 5 %)</span></td></tr>" r.html &&
+	grep -qF "<span id=\"aa-identical\">identical binaries: 2 of 27 identical-by-construction tasks exclude zero (round a; nominal 5%)</span>" r.html &&
+	grep -qF "<tr><th scope=\"row\">intervals</th><td>95 % over 3 worker processes × 9 repeats, 2000 bootstrap resamples</td></tr>" r.html &&
 	grep -q "<td><code>ops/caliber_ops/matmul.py:47</code></td>" r.html &&
 	grep -q "href=\"[^\"]*/runs/all/tasks/matmul/cells/a-candidate/ir/SZLO7ZG5HLOI46USLEK2JY5YA5JPTJ4ANABEHQ4S2EMWRNDPEODQ/_matmul_kernel.ttgir\">candidate</a>" r.html &&
 	python3 "$check" links r.html >/dev/null

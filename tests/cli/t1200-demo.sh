@@ -9,7 +9,7 @@
 test_expect_success 'the offline demo replays the shipped sealed H200 campaign and keeps what it made' '
 	$CALIBER demo --offline --output kept >out &&
 	grep -q "^caliber demo: offline (--offline):" out &&
-	grep -q "seal holds (2453 files)" out &&
+	grep -q "seal holds (4946 files)" out &&
 	test "$(grep -c "^equivalence: holds (32 tasks reproduced at the run'"'"'s own floor 1)$" out)" = 2 &&
 	sed -n "/^verdict matrix of /,/^caliber demo: kept/p" out | sed -n "3,/^\$/p" | sed "\$d" >table &&
 	test "$(grep -c "^[a-z_]*  *G  " table)" = 5 && test "$(grep -c "^[a-z_]*  *B  " table)" = 27 &&

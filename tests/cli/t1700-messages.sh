@@ -81,7 +81,7 @@ test_expect_success 'a python without pytest fails the targets preflight naming 
 
 test_expect_success 'topology of a task folder or a run root says what it is and where the cells are' '
 	c="$run/tasks/matmul" &&
-	printf "%s\n" "caliber: topology: $c is a task folder, not a cell: its cells are $c/cells/<round>-<cell> (a-candidate, a-mask0, a-off, b-candidate, b-mask0, b-off, correctness-candidate, correctness-mask0, correctness-off)" >want &&
+	printf "%s\n" "caliber: topology: $c is a task folder, not a cell: its cells are $c/cells/<round>-<cell> (a-candidate, a-mask0, a-off, b-candidate, b-mask0, b-off, correctness-candidate, correctness-mask0, correctness-off); later sessions, <round>-<cell>.s<k>, hold no IR" >want &&
 	expect_refusal 1 want $CALIBER topology "$c" &&
 	printf "%s\n" "caliber: topology: $run is a run root, not a cell: a cell is $run/tasks/<task>/cells/<round>-<cell>" >want &&
 	expect_refusal 1 want $CALIBER topology "$run" &&
