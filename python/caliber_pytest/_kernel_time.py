@@ -202,8 +202,7 @@ def profile_row(torch, cell_dir, row, timer, n_calls, prepare_calls):
     except Exception as e:  # the row is timed already: its profile only says what went wrong
         line["error"] = f"{type(e).__name__}: {e}".replace("\n", " ")
     line["wall_ns"] = time.perf_counter_ns() - start
-    line["profiler_start"] = "ahead" if before == "ahead" else "earlier-row" if before else \
-        "this-row" if _started else None
+    line["profiler_start"] = {"ahead": "ahead", "row": "earlier-row"}.get(before) or ("this-row" if _started else None)
     check_integers(line, "kernels line")
     append_line(os.path.join(cell_dir, KERNELS_FILE), dumps_line(line))
     return line

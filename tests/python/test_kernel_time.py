@@ -222,7 +222,10 @@ def test_the_first_session_of_round_a_profiles(measured, monkeypatch):
     assert line["calls"] == 50 and calls == 3 + 5 + 50 + 50 + 50
 
 
-def test_the_profiler_is_started_once_per_process(monkeypatch):
+def _counted_torch(monkeypatch):
+    """A fake torch, installed as sys.modules["torch"], whose profiler records the
+    activities of every session it starts: (torch, those sessions). The process's
+    profiler is not started yet."""
     fake = _fake_profiler()
     cuda = fake.FakeCuda()
     module = fake.profiler_module(cuda)
@@ -237,28 +240,20 @@ def test_the_profiler_is_started_once_per_process(monkeypatch):
     torch = types.SimpleNamespace(cuda=cuda, profiler=module)
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setattr(_kernel_time, "_started", None)
+    return torch, sessions
+
+
+def test_the_profiler_is_started_once_per_process(monkeypatch):
+    torch, sessions = _counted_torch(monkeypatch)
     _kernel_time.prepare(torch)
     _kernel_time.prepare(torch)
-    assert sessions == [[module.ProfilerActivity.CUDA]]
+    assert sessions == [[torch.profiler.ProfilerActivity.CUDA]]
     _kernel_time._profiled(torch, lambda calls: lambda: None, 1)
     assert len(sessions) == 2
 
 
 def test_a_profiler_started_ahead_is_not_started_again_and_the_row_says_so(monkeypatch):
-    fake = _fake_profiler()
-    cuda = fake.FakeCuda()
-    module = fake.profiler_module(cuda)
-    sessions = []
-
-    class Counted(module.profile):
-        def __enter__(self):
-            sessions.append(1)
-            return super().__enter__()
-
-    module.profile = Counted
-    torch = types.SimpleNamespace(cuda=cuda, profiler=module)
-    monkeypatch.setitem(sys.modules, "torch", torch)
-    monkeypatch.setattr(_kernel_time, "_started", None)
+    torch, sessions = _counted_torch(monkeypatch)
     _kernel_time.prepare_ahead(torch)
     assert (_kernel_time._started, len(sessions)) == ("ahead", 1)
     _kernel_time.prepare(torch)
