@@ -17,6 +17,15 @@ set -u
 : "${CALIBER_ROOT:?run through tests/run.sh}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/caliber-cli.XXXXXX")
 
+# The python3 on PATH may be a version manager's shim: pyenv's starts some
+# 280 processes (80 ms) before Python does, and a CPU campaign starts a
+# worker per session, so the shim was most of the suite's time. Put the
+# interpreter it resolves to first on PATH, as a link: the same Python,
+# started directly, for the tests and for the workers caliber starts.
+if real_python3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$real_python3" ]; then
+	mkdir "$T/.bin" && ln -s "$real_python3" "$T/.bin/python3" && PATH="$T/.bin:$PATH" && export PATH
+fi
+
 # For tests that run campaigns: the interpreter with pytest, the commit the
 # binary was built from (the harness pin), and --allow-dirty-harness when it
 # was built from a dirty tree (it can only run then, and says so).
@@ -74,13 +83,19 @@ test_skip() {
 	fi
 }
 
+# With CALIBER_TEST_TIMES=FILE, each case appends "SECONDS FILE:N what" to
+# FILE (whole seconds): where a suite's time goes, to keep CI in its budget.
 test_expect_success() {
 	test_count=$((test_count + 1))
 	mkdir -p "$T/case$test_count"
+	case_start=$(date +%s)
 	if out=$(cd "$T/case$test_count" && T="$T/case$test_count" sh -eu -c ". '$T/.prelude'; $2" 2>&1); then
 		echo "ok $test_count - $1"
 	else
 		echo "not ok $test_count - $1"
 		printf '%s\n' "$out" | sed 's/^/#   /'
+	fi
+	if [ -n "${CALIBER_TEST_TIMES:-}" ]; then
+		echo "$(($(date +%s) - case_start)) $(basename "$0"):$test_count $1" >>"$CALIBER_TEST_TIMES"
 	fi
 }
