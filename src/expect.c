@@ -79,6 +79,10 @@ static int history_task(const struct cb_history *h, const json_t *byid, const ch
 		return -1;
 	}
 	history_cells(tdir, t);
+	t->identical = json_is_true(json_object_get(json_object_get(j, "identity"), "identical")) ||
+		       (cb_json_str(j, "code") && strcmp(cb_json_str(j, "code"), "identical-binaries") == 0);
+	t->screened_ms = cb_budget_add(t->phase_ms[CB_PH_CORRECTNESS] < 0 ? 0 : t->phase_ms[CB_PH_CORRECTNESS],
+				       t->phase_ms[CB_PH_SCREEN] < 0 ? 0 : t->phase_ms[CB_PH_SCREEN]);
 	t->ms = cb_json_int(j, "wall_ns", -1);
 	t->ms = t->ms < 0 ? -1 : t->ms / 1000000;
 	if (t->ms < 0)
@@ -93,6 +97,22 @@ static int history_task(const struct cb_history *h, const json_t *byid, const ch
 	free(tdir);
 	free(tjson);
 	return 0;
+}
+
+/* Count task t of the history into its share of changed tasks (a task
+ * without a time says nothing of it). */
+static void history_share_add(struct cb_history_share *s, const struct cb_history_task *t)
+{
+	if (t->ms < 0)
+		return;
+	s->known++;
+	s->known_ms = cb_budget_add(s->known_ms, t->ms);
+	if (t->identical) {
+		s->screened_ms = cb_budget_add(s->screened_ms, t->screened_ms);
+	} else {
+		s->changed++;
+		s->changed_ms = cb_budget_add(s->changed_ms, t->ms);
+	}
 }
 
 int cb_history_load(const char *root, const char *campaign, const char *opt, struct cb_history *h,
@@ -137,6 +157,7 @@ int cb_history_load(const char *root, const char *campaign, const char *opt, str
 			cb_fail(err, "out of memory");
 			goto out;
 		}
+		history_share_add(&h->share, &h->tasks[i]);
 	}
 	rc = 0;
 out:
@@ -186,10 +207,42 @@ static int same_args(const json_t *a, const json_t *b)
 	return (!a && !b) || (a && b && json_equal(a, b));
 }
 
+void cb_history_share_estimate(const struct cb_history *h, long long *whole_ms, long long *prescreen_ms)
+{
+	const struct cb_history_share *s = &h->share;
+
+	/* p x changed_ms / changed + (1 - p) x screened_ms / (known - changed),
+	 * with p = changed / known, is (changed_ms + screened_ms) / known: one
+	 * division, in whole ms, and no mean of an empty side. */
+	*whole_ms = s->known ? s->known_ms / (long long)s->known : -1;
+	*prescreen_ms = s->known ? cb_budget_add(s->changed_ms, s->screened_ms) / (long long)s->known : -1;
+}
+
+/* e's cost to a campaign with and without run --prescreen (expect.h): t,
+ * the history's record of the task, when e rests on it; else the
+ * history's share, when it has one. */
+static void prescreen_expect(const struct cb_history *h, const struct cb_history_task *t, struct cb_expectation *e)
+{
+	if (!h)
+		return;
+	if (t && (e->basis == CB_EXPECT_HISTORY_TASK || e->basis == CB_EXPECT_HISTORY_CELLS)) {
+		e->prescreen = t->identical ? CB_PRESCREEN_IDENTICAL : CB_PRESCREEN_CHANGED;
+		e->whole_ms = e->ms;
+		e->prescreen_ms = t->identical ? t->screened_ms : e->ms;
+		e->screen_known = t->identical && t->phase_ms[CB_PH_SCREEN] >= 0;
+		return;
+	}
+	cb_history_share_estimate(h, &e->whole_ms, &e->prescreen_ms);
+	if (e->whole_ms < 0)
+		e->whole_ms = e->prescreen_ms = 0;
+	else
+		e->prescreen = CB_PRESCREEN_SHARE;
+}
+
 struct cb_expectation cb_task_expect(const struct cb_history *h, const struct cb_expect_so_far *s,
 				     const json_t *task)
 {
-	struct cb_expectation e = { 0, CB_EXPECT_NONE, NULL, { 0, 0, 0 } };
+	struct cb_expectation e = { .basis = CB_EXPECT_NONE, .prescreen = CB_PRESCREEN_NONE };
 	const struct cb_history_task *t = cb_history_find(h, cb_json_str(task, "id"));
 	long long budget = cb_json_int(task, "budget_s", 0);
 
@@ -203,6 +256,7 @@ struct cb_expectation cb_task_expect(const struct cb_history *h, const struct cb
 	else if (t) {
 		e.ms = t->ms;
 		e.basis = t->from_cells ? CB_EXPECT_HISTORY_CELLS : CB_EXPECT_HISTORY_TASK;
+		prescreen_expect(h, t, &e);
 		return e;
 	}
 	if (s && s->ntasks && s->budget_s > 0 && budget >= 0) {
@@ -214,6 +268,7 @@ struct cb_expectation cb_task_expect(const struct cb_history *h, const struct cb
 		e.basis = CB_EXPECT_SO_FAR;
 		e.so_far = *s;
 	}
+	prescreen_expect(h, NULL, &e);
 	return e;
 }
 

@@ -28,7 +28,20 @@ struct cb_history_task {
 	long long ms;                      /* task.json wall_ns, else its cells' sum; -1: neither */
 	int from_cells;                    /* ms is its cells' sum (task.json has no wall_ns) */
 	long long phase_ms[CB_NPHASES];    /* its cells' wall_ns summed per phase; -1: no cell */
+	int identical;                     /* identical by construction: task.json identity.identical,
+					    * or code identical-binaries (run --prescreen left it untimed) */
+	long long screened_ms;             /* what run --prescreen runs of it: its correctness cells,
+					    * and its screen cells where it has them */
 	const json_t *benchmark_args, *correctness_args;   /* of the history's task-matrix.json */
+};
+
+/* The history's share of changed tasks, over its tasks with a time
+ * (known): changed are those not identical by construction, which run
+ * --prescreen still times. The sums: of the known tasks' ms, of the
+ * changed ones' ms, and of the identical ones' screened_ms. */
+struct cb_history_share {
+	size_t known, changed;
+	long long known_ms, changed_ms, screened_ms;
 };
 
 /* A history run, opened once: verified, of the campaign asked for. */
@@ -38,6 +51,7 @@ struct cb_history {
 	json_t *index;                     /* task id -> index into tasks */
 	struct cb_history_task *tasks;
 	size_t ntasks;
+	struct cb_history_share share;
 };
 
 /* What this run has measured so far: its finished tasks' wall time and
@@ -47,13 +61,31 @@ struct cb_expect_so_far {
 	size_t ntasks;
 };
 
+/* What a task is expected to cost a campaign run with --prescreen (and,
+ * for comparison, without), by the history (`prepare --prescreen`). */
+enum cb_prescreen_basis {
+	CB_PRESCREEN_NONE,       /* no history, or none of its tasks has a time */
+	CB_PRESCREEN_IDENTICAL,  /* the history found it identical by construction: its screened_ms */
+	CB_PRESCREEN_CHANGED,    /* the history timed it: its full time */
+	CB_PRESCREEN_SHARE       /* the history does not hold it: from the history's share */
+};
+
 /* The expectation of one task. history_miss, with a history given, says
- * why it did not apply (NULL when it did, or when none was given). */
+ * why it did not apply (NULL when it did, or when none was given).
+ * whole_ms and prescreen_ms are the task's cost to a campaign without and
+ * with run --prescreen: with CB_PRESCREEN_IDENTICAL and _CHANGED whole_ms
+ * is ms; with CB_PRESCREEN_SHARE, where p = changed / known tasks of the
+ * history, prescreen_ms is p x the mean time of the history's changed
+ * tasks + (1 - p) x the mean screened_ms of its identical ones, and
+ * whole_ms the mean time of its known tasks; 0 with CB_PRESCREEN_NONE. */
 struct cb_expectation {
 	long long ms;                      /* 0 with CB_EXPECT_NONE */
 	enum cb_expect_basis basis;
 	const char *history_miss;          /* static text */
 	struct cb_expect_so_far so_far;    /* CB_EXPECT_SO_FAR: what it was scaled from */
+	enum cb_prescreen_basis prescreen;
+	long long whole_ms, prescreen_ms;
+	int screen_known;                  /* CB_PRESCREEN_IDENTICAL: the history ran its screen pass */
 };
 
 /* Open the run at root as the history of campaign: its seal must hold
@@ -77,6 +109,11 @@ void cb_expect_so_far_add(struct cb_expect_so_far *s, long long wall_ms, long lo
  * measured so far, or NULL. */
 struct cb_expectation cb_task_expect(const struct cb_history *h, const struct cb_expect_so_far *s,
 				     const json_t *task);
+
+/* The history's estimate for a task it does not hold (CB_PRESCREEN_SHARE):
+ * whole_ms and prescreen_ms of struct cb_expectation. -1 when the history
+ * has no task with a time. */
+void cb_history_share_estimate(const struct cb_history *h, long long *whole_ms, long long *prescreen_ms);
 
 /* The basis as a word for JSON: "none", "history-task", "history-cells",
  * "so-far". */

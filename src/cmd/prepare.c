@@ -50,20 +50,92 @@ static struct cb_expectation row_expectation(const struct cb_history *h, const j
 	return e;
 }
 
+/* What run --prescreen is expected to cost a task, in words, for the
+ * "expected from" column of --prescreen. */
+static const char *prescreen_from(const struct cb_expectation *x)
+{
+	switch (x->prescreen) {
+	case CB_PRESCREEN_IDENTICAL:
+		return x->screen_known ? "identical: correctness + screen" : "identical: correctness";
+	case CB_PRESCREEN_CHANGED:
+		return "changed: full time";
+	case CB_PRESCREEN_SHARE:
+		return "estimated from the history's share";
+	case CB_PRESCREEN_NONE:
+		break;
+	}
+	return "nothing to estimate from";
+}
+
+/* A duration of ms for a column, "-" when negative (nothing known). */
+static void fmt_ms(long long ms, char *out, size_t cap)
+{
+	if (ms < 0)
+		snprintf(out, cap, "-");
+	else
+		fmt_duration(ms / 1000, out, cap);
+}
+
+/* --prescreen: after the table, the history's share of changed tasks, how
+ * many tasks rest on which basis, the history's estimate for a task it
+ * does not hold, and the campaign's expected time without and with run
+ * --prescreen. n: the tasks; count[]: per enum cb_prescreen_basis;
+ * screened: of the identical ones, those whose screen pass the history
+ * ran; whole, with: the sums (docs/formats.md, "Deadlines and expected
+ * times"). */
+static void print_prescreen(const struct cb_history *h, size_t n, const size_t count[4], size_t screened,
+			    long long whole, long long with)
+{
+	const struct cb_history_share *s = &h->share;
+	long long share_whole, share_with;
+	char mc[32], ms[32], ew[32], es[32], tw[32], tp[32];
+
+	cb_history_share_estimate(h, &share_whole, &share_with);
+	if (!s->known)
+		printf("prepare: prescreen: share of changed tasks in the history: none of its %zu tasks has a time\n",
+		       h->ntasks);
+	else
+		printf("prepare: prescreen: share of changed tasks in the history: %zu of %zu (%.1f%%)\n", s->changed,
+		       s->known, 100.0 * (double)s->changed / (double)s->known);
+	printf("prepare: prescreen: %zu identical by construction (their correctness cells, and their screen cells for"
+	       " the %zu of them the history screened), %zu changed (full time), %zu estimated from the history's share,"
+	       " %zu with nothing to estimate from\n", count[CB_PRESCREEN_IDENTICAL], screened, count[CB_PRESCREEN_CHANGED],
+	       count[CB_PRESCREEN_SHARE], count[CB_PRESCREEN_NONE]);
+	if (s->known) {
+		fmt_ms(s->changed ? s->changed_ms / (long long)s->changed : -1, mc, sizeof(mc));
+		fmt_ms(s->known > s->changed ? s->screened_ms / (long long)(s->known - s->changed) : -1, ms,
+		       sizeof(ms));
+		fmt_ms(share_with, es, sizeof(es));
+		fmt_ms(share_whole, ew, sizeof(ew));
+		printf("prepare: prescreen: estimated from the history's share: %zu/%zu x %s + %zu/%zu x %s = %s a task"
+		       " (without --prescreen %s)\n", s->changed, s->known, mc, s->known - s->changed, s->known, ms, es,
+		       ew);
+	}
+	fmt_ms(whole, tw, sizeof(tw));
+	fmt_ms(with, tp, sizeof(tp));
+	printf("prepare: prescreen: expected without --prescreen %s, with --prescreen %s (%zu of %zu tasks)\n", tw, tp,
+	       n - count[CB_PRESCREEN_NONE], n);
+}
+
 /* The budget of every task; with a history (--history), beside it what
- * each is expected to take and what that rests on. */
-static void print_estimate(const struct cb_manifest *m, const json_t *mx, const struct cb_history *h)
+ * each is expected to take and what that rests on; with --prescreen as
+ * well, what each is expected to cost a run --prescreen, and the totals
+ * (print_prescreen). */
+static void print_estimate(const struct cb_manifest *m, const json_t *mx, const struct cb_history *h, int prescreen)
 {
 	const json_t *tasks = json_object_get(mx, "tasks"), *t;
-	long long total = 0, worst = 0, expected = 0;
-	char a[32], b[32], e[32];
+	long long total = 0, worst = 0, expected = 0, whole = 0, with = 0;
+	char a[32], b[32], e[32], p[32];
 	const char *from;
-	size_t i, known = 0;
+	size_t i, known = 0, count[4] = { 0, 0, 0, 0 }, screened = 0;
 
 	printf("prepare: campaign %s, selection %s: %zu of %zu workloads x %d cells\n",
 	       m->campaign, cb_json_str(mx, "selection"), json_array_size(tasks), m->nworkloads,
 	       CB_NROLES);
-	if (h)
+	if (h && prescreen)
+		printf("  %-28s %8s %12s %12s %12s %14s  %s\n", "task", "timeout", "budget", "expected", "prescreen",
+		       "worst (+b)", "expected from");
+	else if (h)
 		printf("  %-28s %8s %12s %12s %14s  %s\n", "task", "timeout", "budget", "expected", "worst (+b)",
 		       "expected from");
 	else
@@ -74,12 +146,22 @@ static void print_estimate(const struct cb_manifest *m, const json_t *mx, const 
 		fmt_duration(bw, b, sizeof(b));
 		if (h) {
 			struct cb_expectation x = row_expectation(h, t, e, sizeof(e), &from);
-			printf("  %-28s %7llds %12s %12s %14s  %s\n", cb_json_str(t, "id"),
-			       (long long)cb_json_int(t, "timeout_s", 0), a, e, b, from);
+			if (prescreen) {
+				fmt_ms(x.prescreen == CB_PRESCREEN_NONE ? -1 : x.prescreen_ms, p, sizeof(p));
+				printf("  %-28s %7llds %12s %12s %12s %14s  %s; %s\n", cb_json_str(t, "id"),
+				       (long long)cb_json_int(t, "timeout_s", 0), a, e, p, b, from, prescreen_from(&x));
+			} else {
+				printf("  %-28s %7llds %12s %12s %14s  %s\n", cb_json_str(t, "id"),
+				       (long long)cb_json_int(t, "timeout_s", 0), a, e, b, from);
+			}
 			if (x.basis != CB_EXPECT_NONE) {
 				expected = cb_budget_add(expected, x.ms);
 				known++;
 			}
+			count[x.prescreen]++;
+			screened += x.screen_known != 0;
+			whole = cb_budget_add(whole, x.whole_ms);
+			with = cb_budget_add(with, x.prescreen_ms);
 		} else {
 			printf("  %-28s %7llds %12s %14s\n", cb_json_str(t, "id"),
 			       (long long)cb_json_int(t, "timeout_s", 0), a, b);
@@ -90,7 +172,10 @@ static void print_estimate(const struct cb_manifest *m, const json_t *mx, const 
 	fmt_duration(total, a, sizeof(a));
 	fmt_duration(worst, b, sizeof(b));
 	fmt_duration(expected / 1000, e, sizeof(e));
-	if (h)
+	fmt_ms(with, p, sizeof(p));
+	if (h && prescreen)
+		printf("  %-28s %8s %12s %12s %12s %14s\n", "total", "", a, e, p, b);
+	else if (h)
 		printf("  %-28s %8s %12s %12s %14s\n", "total", "", a, e, b);
 	else
 		printf("  %-28s %8s %12s %14s\n", "total", "", a, b);
@@ -99,6 +184,13 @@ static void print_estimate(const struct cb_manifest *m, const json_t *mx, const 
 	if (h)
 		printf("  (expected: what the task took in the --history run, by its task.json wall_ns, else its cells';"
 		       " total over %zu of %zu tasks)\n", known, json_array_size(tasks));
+	if (h && prescreen) {
+		printf("  (prescreen: what run --prescreen is expected to run of the task: of one the history found"
+		       " identical by construction its correctness cells, and its screen cells where the history ran"
+		       " them; of a changed one its full time; of one the history does not hold, the history's share; its total is"
+		       " over every task with an estimate)\n");
+		print_prescreen(h, json_array_size(tasks), count, screened, whole, with);
+	}
 }
 
 /* --max-task-s: the tasks the history expects to take longer than
@@ -242,8 +334,20 @@ static const char prepare_about[] =
 	"by the same figure. --max-task-s S then names the tasks expected to take\n"
 	"longer than S, with their cells' time per phase, so that their correctness\n"
 	"can be narrowed (node_ids or k, with a reason) before the run: caliber\n"
-	"never narrows a selection itself. The manifest's device.backend must be a\n"
-	"backend run can load: caliber's backends/, or those of --backends DIR.";
+	"never narrows a selection itself.\n"
+	"--prescreen (needs --history; with or without --dry-run: prepare only\n"
+	"estimates, `run --prescreen` pre-screens) adds what each task is expected\n"
+	"to cost a run with --prescreen: a task RUN found identical by\n"
+	"construction (task.json identity.identical, or code identical-binaries)\n"
+	"its correctness cells, and its screen cells where RUN ran them; a\n"
+	"changed task its full time; a task RUN does not hold p x the mean time\n"
+	"of RUN's changed tasks + (1-p) x the mean cost of its identical ones\n"
+	"(p: RUN's share of changed tasks, changed/known). Four lines starting\n"
+	"\"prepare: prescreen:\" follow the table: the share, how many tasks rest\n"
+	"on which basis, the estimate for a task RUN does not hold, and the\n"
+	"totals without and with --prescreen.\n"
+	"The manifest's device.backend must be a backend run can load: caliber's\n"
+	"backends/, or those of --backends DIR.";
 
 int cmd_prepare(int argc, char **argv, struct cb_err *err)
 {
@@ -261,7 +365,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	struct cb_history history;
 	const char *opt_backends = NULL;
 	struct cb_backend backend;
-	int opt_dry_run = 0;
+	int opt_dry_run = 0, opt_prescreen = 0;
 	const struct cb_opt opts[] = {
 		{ "inventory-dir", CB_OPT_PATH, &opt_inventory, "DIR", "folder holding inventory_main.csv (required)" },
 		{ "selection", CB_OPT_STR, &opt_selection, "canary|all", "which workloads (default canary)" },
@@ -269,6 +373,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		{ "dry-run", CB_OPT_FLAG, &opt_dry_run, NULL, "validate and estimate, write nothing" },
 		{ "output-root", CB_OPT_PATH, &opt_output, "DIR", "freeze into DIR/<campaign>-<selection>/" },
 		{ "history", CB_OPT_PATH, &opt_history, "RUN", "a sealed run of the campaign: show each task's expected time" },
+		{ "prescreen", CB_OPT_FLAG, &opt_prescreen, NULL, "with --history: also what the campaign takes with run --prescreen" },
 		{ "max-task-s", CB_OPT_INT, &opt_max_task_s, "S", "with --history: name the tasks expected to take over S" },
 		{ "backends", CB_OPT_PATH, &opt_backends, "DIR", "folder of backend files (default caliber's backends/)" },
 		{ NULL, 0, NULL, NULL, NULL }
@@ -306,6 +411,11 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	}
 	if (opt_max_task_s != LLONG_MIN && !opt_history) {
 		cb_fail(err, "--max-task-s needs --history: what a task is expected to take comes from a history run");
+		rc = CB_EXIT_USAGE;
+		goto out;
+	}
+	if (opt_prescreen && !opt_history) {
+		cb_fail(err, "--prescreen needs --history: which tasks are identical by construction comes from a history run");
 		rc = CB_EXIT_USAGE;
 		goto out;
 	}
@@ -359,7 +469,7 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "%s: already exists; refusing to overwrite a frozen campaign", target);
 		goto out;
 	}
-	print_estimate(&m, mx, opt_history ? &history : NULL);
+	print_estimate(&m, mx, opt_history ? &history : NULL, opt_prescreen);
 	if (opt_max_task_s != LLONG_MIN)
 		print_over_limit(mx, &history, opt_max_task_s);
 	if (opt_dry_run) {

@@ -159,9 +159,49 @@ static void scaling_by_budget_neither_overflows_nor_divides_by_zero(void **state
 	json_decref(t);
 }
 
+/* prepare --prescreen: the fixture history has no identity, so its three
+ * timed tasks are changed (p = 1): each costs its full time, and a task it
+ * does not hold the mean of the three, with and without the pre-screen. */
+static void a_history_without_identical_tasks_prices_every_task_at_its_full_time(void **state)
+{
+	char *root = build_history();
+	struct cb_history h;
+	struct cb_err err = CB_ERR_INIT;
+	struct cb_expectation e;
+	long long whole, with;
+	json_t *sm, *gelu;
+
+	(void)state;
+	assert_int_equal(cb_history_load(root, "example-rlc", "--history", &h, &err), 0);
+	assert_int_equal(h.share.known, 3);
+	assert_int_equal(h.share.changed, 3);
+	assert_int_equal(h.share.changed_ms, 754321 + 95500 + 300000);
+	assert_int_equal(h.share.screened_ms, 0);
+	sm = matrix_task(&h, "softmax_rows");
+	gelu = matrix_task(&h, "gelu_bwd");
+	e = cb_task_expect(&h, NULL, sm);
+	assert_int_equal(e.prescreen, CB_PRESCREEN_CHANGED);
+	assert_int_equal(e.prescreen_ms, 754321);
+	assert_int_equal(e.whole_ms, 754321);
+	e = cb_task_expect(&h, NULL, gelu);
+	assert_int_equal(e.basis, CB_EXPECT_NONE);
+	assert_int_equal(e.prescreen, CB_PRESCREEN_SHARE);
+	assert_int_equal(e.prescreen_ms, (754321 + 95500 + 300000) / 3);
+	assert_int_equal(e.whole_ms, (754321 + 95500 + 300000) / 3);
+	cb_history_share_estimate(&h, &whole, &with);
+	assert_int_equal(with, e.prescreen_ms);
+	e = cb_task_expect(NULL, NULL, gelu);
+	assert_int_equal(e.prescreen, CB_PRESCREEN_NONE);
+	assert_int_equal(e.prescreen_ms, 0);
+	json_decref(sm);
+	json_decref(gelu);
+	cb_history_release(&h);
+	free(root);
+}
+
 static void each_basis_says_what_it_rests_on(void **state)
 {
-	struct cb_expectation e = { 0, CB_EXPECT_HISTORY_TASK, NULL, { 0, 0, 0 } };
+	struct cb_expectation e = { .basis = CB_EXPECT_HISTORY_TASK };
 	char out[256];
 
 	(void)state;
@@ -262,6 +302,7 @@ int main(void)
 		cmocka_unit_test(history_records_task_and_cell_times),
 		cmocka_unit_test(the_history_comes_first_then_the_run_then_nothing),
 		cmocka_unit_test(scaling_by_budget_neither_overflows_nor_divides_by_zero),
+		cmocka_unit_test(a_history_without_identical_tasks_prices_every_task_at_its_full_time),
 		cmocka_unit_test(each_basis_says_what_it_rests_on),
 		cmocka_unit_test(durations_are_written_as_run_writes_them),
 		cmocka_unit_test(a_history_of_another_campaign_or_unsealed_is_refused),
