@@ -65,16 +65,17 @@ run_suite() {
 
 # print_ended: print, whole and once, each suite that has ended; sets
 # running to the number still running. Only this shell prints, so two
-# suites' lines never mix.
+# suites' lines never mix. (sh has no local variables: its names are
+# its own, apart from the loop's n.)
 started=0 printed=0
 print_ended() {
 	for f in "$work"/*.time; do
 		[ -e "$f" ] || continue
-		n=$(basename "$f" .time)
-		[ -e "$work/$n.printed" ] && continue
+		e=$(basename "$f" .time)
+		[ -e "$work/$e.printed" ] && continue
 		echo "# $(cut -f2 "$f")"
-		cat "$work/$n.out"
-		: >"$work/$n.printed"
+		cat "$work/$e.out"
+		: >"$work/$e.printed"
 		printed=$((printed + 1))
 	done
 	running=$((started - printed))
