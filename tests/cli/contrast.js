@@ -1,5 +1,5 @@
 /* contrast.js: the browser test's WCAG 2 contrast check (injected into a
- * copy of the report by tests/cli/t1100-report-browser.sh; the report
+ * copy of the report by tests/cli/t1120-report-browser.sh; the report
  * itself holds no script). For every element that shows text, its colour
  * and the colour behind it as the browser computed them: backgrounds
  * composited from the page down, a group's opacity applied to what it

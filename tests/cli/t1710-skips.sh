@@ -17,10 +17,10 @@ test_expect_success 'test_skip is a skip, and a failure under CALIBER_TESTS_NO_S
 test_expect_success 'chromium without python3-pil: the browser test skips what it cannot check, naming the tool; in CI it fails' '
 	printf "#!/bin/sh\nexec %s -S \"\$@\"\n" "$(command -v $PY)" >nopil && chmod +x nopil &&
 	! ./nopil -c "import PIL" 2>/dev/null &&
-	env -u CALIBER_TESTS_NO_SKIP CALIBER_TEST_PYTHONS="$PWD/nopil" sh "$CALIBER_ROOT/tests/cli/t1100-report-browser.sh" >out 2>&1 &&
+	env -u CALIBER_TESTS_NO_SKIP CALIBER_TEST_PYTHONS="$PWD/nopil" sh "$CALIBER_ROOT/tests/cli/t1120-report-browser.sh" >out 2>&1 &&
 	! grep -q "^not ok" out &&
 	grep -Eq "^ok [0-9]+ - .* # SKIP no (python3 with PIL \(scripts/deps.sh --ci installs python3-pil\)|chromium \(scripts/deps.sh --ci installs it\))$" out &&
-	set +e; CALIBER_TESTS_NO_SKIP=1 CALIBER_TEST_PYTHONS="$PWD/nopil" sh "$CALIBER_ROOT/tests/cli/t1100-report-browser.sh" >out 2>&1; set -e &&
+	set +e; CALIBER_TESTS_NO_SKIP=1 CALIBER_TEST_PYTHONS="$PWD/nopil" sh "$CALIBER_ROOT/tests/cli/t1120-report-browser.sh" >out 2>&1; set -e &&
 	grep -Eq "^not ok [0-9]+ - .*\(cannot run here, and CALIBER_TESTS_NO_SKIP=1: no (python3 with PIL|chromium)" out
 '
 
