@@ -795,7 +795,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	long long pytest_exit = -1;
 	json_t *r = cb_receipt_new(CB_CELL_SCHEMA), *removed = found ? json_deep_copy(found) : json_array();
 	size_t len = 0;
-	long long ahead_ms = 0;
+	long long ahead_ms = 0, reply_ns = -1;
 	int fresh = 0, log_fd = -1, rc = -1, broke = 0;
 
 	/* The cell's folder goes through the output guard: a link that a
@@ -833,6 +833,8 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	cb_sink_init(&sink, log_fd, CB_WORKER_LOG_MAX);
 	if (cb_child_wait(&cp->child, &sink, deadline_of(timeout_s), &what, &line, &len, err) < 0)
 		goto out;
+	if (what == CB_WAIT_REPLY)
+		reply_ns = cb_mono_ns_since(&t0);
 	judge_reply(cp, what, line, len, id, timeout_s, outcome, &pytest_exit, detail, sizeof(detail), &broke);
 	if (what == CB_WAIT_TIMEOUT || broke) {
 		cb_child_kill(&cp->child, 2000);
@@ -910,6 +912,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	json_object_set_new(r, "started", json_string(started));
 	json_object_set_new(r, "finished", json_string(finished));
 	json_object_set_new(r, "wall_ns", json_integer(cb_mono_ns_since(&t0)));
+	json_object_set_new(r, "reply_ns", reply_ns >= 0 ? json_integer(reply_ns) : json_null());
 	json_object_set_new(r, "timeout_s", json_integer(timeout_s));
 	json_object_set_new(r, "exit", json_pack("{s:b, s:o, s:b, s:s}", "replied", what == CB_WAIT_REPLY,
 		"pytest_exit", pytest_exit >= 0 ? json_integer(pytest_exit) : json_null(),

@@ -20,6 +20,7 @@ wrapper that sets PR_SET_PDEATHSIG; everywhere, and for the warm-up workers a
 session starts itself, a watchdog thread ends the session when its parent
 goes (its parent pid changes), even in the middle of a request."""
 
+import atexit
 import importlib
 import json
 import os
@@ -133,5 +134,26 @@ def main():
     return 0
 
 
+def leave(status):
+    """End this process with status once its requests are served: run the
+    functions registered with atexit (a plugin's own clean-up, such as the
+    warm-up workers of parallel_warmup), flush, then os._exit, skipping the
+    interpreter's finalisation and the C libraries' exit handlers. With
+    torch, a CUDA context and the profiler loaded, that finalisation is
+    host work of its own after the reply (bench/RESULTS.md, "What a
+    request costs"), which the runner waits for before the next session of
+    the campaign starts, since a worker that serves one request is ended
+    after it."""
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed or broken stream has nothing left to say
+                pass
+        os._exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    leave(main())

@@ -29,6 +29,7 @@ test_expect_success 'receipts record argv, environment overlay, plan, outcome an
 	grep -q "\"CALIBER_AUTOTUNE_MODE\": \"record\"" out/tasks/gain/cells/a-off/cell.json &&
 	grep -q "\"status\": \"complete\"" out/campaign.json && grep -q "\"preflight\"" out/campaign.json &&
 	python3 -c "import json, sys; j = json.load(open(sys.argv[1])); assert j[\"bootstrap\"] == {\"resamples\": 2000}, j" out/campaign.json &&
+	python3 -c "import json, sys; j = json.load(open(sys.argv[1])); assert 0 < j[\"reply_ns\"] <= j[\"wall_ns\"], j" $c &&
 	python3 -c "import json, sys; o = json.load(open(sys.argv[1]))[\"orders\"]; assert o[\"a\"][\"resamples\"] == o[\"b\"][\"resamples\"] == 2000, o" out/tasks/gain/task.json &&
 	test -f out/tasks/gain/cells/b-off/cell.json && test ! -e out/tasks/same/cells/b-off
 '

@@ -165,3 +165,37 @@ def test_a_session_whose_parent_dies_ends_even_with_its_stdin_open(tmp_path):
     finally:
         parent.stdin.close()
         os.close(read_fd)
+
+
+def test_a_served_worker_runs_its_atexit_functions_and_skips_finalisation(tmp_path):
+    """After its last request the worker runs what was registered with
+    atexit (a plugin's clean-up) and ends without the interpreter's
+    finalisation, whose teardown of torch, CUDA and the profiler the runner
+    would otherwise wait for before the next session: a module global's
+    __del__, which only finalisation calls, must not run."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    tests = {"conftest.py": f"""
+        import atexit
+
+        MARKS = {str(marks)!r}
+
+        def _registered():
+            open(MARKS + "/atexit", "w").close()
+
+        class _Teardown:
+            # os.open and os.close held here: finalisation may have emptied
+            # the modules by the time it destroys this object
+            import os as _os
+
+            def __del__(self, _os=_os, _path=MARKS + "/finalised"):
+                _os.close(_os.open(_path, _os.O_CREAT | _os.O_WRONLY, 0o644))
+
+        atexit.register(_registered)
+        KEPT = _Teardown()
+    """}
+    tests.update(TESTS)
+    status, replies, out = _serve(_corpus(tmp_path, tests), [_request("t1", "test_two.py")])
+    assert status == 0, out
+    assert [r["exit"] for r in replies] == [0]
+    assert sorted(os.listdir(marks)) == ["atexit"], out
