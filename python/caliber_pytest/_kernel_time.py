@@ -12,6 +12,11 @@ CUDA graph and replayed once when the row was graph-timed, made directly when
 it was timed directly. The replay runs under torch.profiler with CUDA
 activities only (CUPTI activity records), so each kernel's GPU start and end
 are the device's; the timed samples themselves are never taken under it.
+The device is rested before the replay as before a timed row (_clocks.pace)
+and its SM clock sampled during it: right after a row's timed samples a
+dense kernel ran at a clock the power cap had lowered (the H200's G
+candidates profiled 3-9 % slower than their timed median), and the replay
+must show the kernel at the clocks the timer saw.
 
 Each profiler record is joined to its variant by the launch identity the IR
 join uses: Triton's launch_enter_hook gives, in launch order, the function of
@@ -31,7 +36,7 @@ with the error."""
 import os
 import time
 
-from . import _hooks
+from . import _clocks, _hooks
 from ._common import append_line, check_integers, dumps_line
 
 KERNELS_FILE = "kernels.jsonl"
@@ -177,9 +182,11 @@ def wanted():
     return os.environ.get("CALIBER_PHASE", "a") == "a" and os.environ.get("CALIBER_SESSION", "1") == "1"
 
 
-def profile_row(torch, cell_dir, row, timer, n_calls, prepare_calls):
+def profile_row(torch, cell_dir, row, timer, n_calls, prepare_calls, nvml=None):
     """Profile one timed row and append its line to <cell_dir>/kernels.jsonl; returns it,
-    or None when this request does not profile (wanted).
+    or None when this request does not profile (wanted). The device (NVML
+    handle nvml, or None) is rested first and its clocks sampled during the
+    replay, as for a timed row.
 
     prepare_calls(calls) makes the row's calls ready and returns what runs
     them: a graph's replay (the capture happening in prepare_calls) or the
@@ -187,10 +194,12 @@ def profile_row(torch, cell_dir, row, timer, n_calls, prepare_calls):
     if not wanted():
         return None
     calls = max(1, min(int(n_calls), MAX_CALLS))
-    line = {"calls": calls, "error": None, "kernels": [], "launches": 0, "profiler_start": None, "row": row,
-            "span_ns": 0, "timer": timer, "wall_ns": 0}
+    line = {"calls": calls, "clocks": None, "error": None, "kernels": [], "launches": 0, "profiler_start": None,
+            "row": row, "span_ns": 0, "timer": timer, "wall_ns": 0}
     before = _started
     start = time.perf_counter_ns()
+    rest = _clocks.pace(nvml)
+    sampler = _clocks.Sampler(nvml).start()
     try:
         records, launches = _profiled(torch, prepare_calls, calls)
         line["kernels"], line["error"] = join(records, launches)
@@ -201,6 +210,7 @@ def profile_row(torch, cell_dir, row, timer, n_calls, prepare_calls):
             line["error"] = f"the profiler recorded no kernel of the {len(launches)} Triton launches"
     except Exception as e:  # the row is timed already: its profile only says what went wrong
         line["error"] = f"{type(e).__name__}: {e}".replace("\n", " ")
+    line["clocks"] = {"during": sampler.stop(), "rested_cool": rest["cool"], "rested_ms": rest["ms"]}
     line["wall_ns"] = time.perf_counter_ns() - start
     line["profiler_start"] = {"ahead": "ahead", "row": "earlier-row"}.get(before) or ("this-row" if _started else None)
     check_integers(line, "kernels line")

@@ -252,7 +252,7 @@ def measure(config, nodeid, fn, label, shape=None, dtype=None, extra=None):
     append_line(state.path, dumps_line(row))
     with _gpu_lock.exclusive():
         _kernel_time.profile_row(state.torch, os.path.dirname(state.path), key, last["kind"], last["n_calls"],
-                                 _replayable(state, fn, last["kind"]))
+                                 _replayable(state, fn, last["kind"]), state.nvml)
     return row
 
 

@@ -17,7 +17,7 @@ import types
 
 import pytest
 
-from caliber_pytest import _kernel_time, _resources, timing
+from caliber_pytest import _clocks, _kernel_time, _resources, timing
 from fake_gpu import FakeCuda, SITE
 from repo_paths import PYTHON_DIR, REPO
 from worker_session import request, serve
@@ -186,7 +186,8 @@ def test_a_graph_row_is_replayed_once_under_the_profiler(measured):
     assert row["timer"] == "graph" and row["n_calls"] == 50
     # 3 + 5 + 50 calls to warm, size and time (capture); 50 more captured for the profiled replay
     assert calls == 3 + 5 + 50 + 50 + 50
-    assert line == {"calls": 50, "error": None, "launches": 0, "profiler_start": "this-row", "row": "t.py::t|r",
+    assert line == {"calls": 50, "clocks": {"during": None, "rested_cool": True, "rested_ms": 0}, "error": None,
+                    "launches": 0, "profiler_start": "this-row", "row": "t.py::t|r",
                     "span_ns": 1000000, "timer": "graph", "wall_ns": line["wall_ns"],
                     "kernels": [{"kernel": fake.NON_TRITON_KERNEL, "launches": 50, "max_ns": 20000, "min_ns": 20000,
                                  "total_ns": 1000000, "variant": None}]}
@@ -351,3 +352,23 @@ def test_a_session_joins_the_profile_to_the_index_and_leaves_the_index_as_it_was
     # registers from the fake CompiledKernel: 40 + 8 per warp, no converts; no dots, no shared memory
     assert (cell / "ir" / "resources.tsv").read_text().splitlines() == [
         "variant\tkernel\tn_regs\tn_spills\tshared\tnum_stages\tnum_warps", f"{variant}\t_scale_kernel\t72\t0\t0\t3\t4"]
+
+
+def test_the_replay_is_rested_and_its_clocks_sampled_as_a_timed_row(measured, monkeypatch):
+    """Right after a row's timed samples a dense kernel runs at a clock the
+    power cap lowered: the replay rests the device first, as the row did,
+    and its line says how long and what the clocks were during it."""
+    rests = []
+
+    def pace(h, least_s=0.0):
+        rests.append(least_s)
+        return {"cool": True, "ms": 100 + len(rests)}
+
+    monkeypatch.setattr(_clocks, "pace", pace)
+    monkeypatch.setattr(_clocks.Sampler, "stop", lambda self: {"reasons": 0, "samples": 2, "sm_max_mhz": 1980,
+                                                               "sm_min_mhz": 1965})
+    row, line, calls, _ = measured(use_graph=True)
+    assert rests == [0.0, 0.0]  # before the row, then before its replay
+    assert row["throttle"]["rested_ms"] == [101]
+    assert line["clocks"] == {"during": {"reasons": 0, "samples": 2, "sm_max_mhz": 1980, "sm_min_mhz": 1965},
+                              "rested_cool": True, "rested_ms": 102}
