@@ -10,6 +10,7 @@ and, for an A/A run, how many intervals of identical cells exclude zero."""
 import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -17,6 +18,28 @@ import sys
 def load(path):
     with open(path) as f:
         return json.load(f)
+
+
+def request_costs(root):
+    """Per request (cell receipt) the medians of its wall time, of its reply
+    time (reply_ns: request sent to reply; absent in runs made before it),
+    of what followed the reply (the worker's exit, the cell's check) and of
+    the time pytest itself reported in worker.log ("in 1.00s"), by phase;
+    a line each."""
+    rows = {}
+    for path in glob.glob(os.path.join(root, "tasks", "*", "cells", "*", "cell.json")):
+        c = load(path)
+        with open(os.path.join(os.path.dirname(path), "worker.log"), errors="replace") as f:
+            said = re.findall(r" in ([0-9.]+)s", f.read())
+        kind = c["phase"] + (" s1" if c.get("session", 1) == 1 else " s2+")
+        rows.setdefault(kind, []).append((c["wall_ns"] / 1e9, c.get("reply_ns"), float(said[-1]) if said else None))
+    for kind in sorted(rows):
+        r = rows[kind]
+        med = lambda xs: f"{statistics.median(xs):.2f} s" if xs else "-"
+        replies = [x[1] / 1e9 for x in r if x[1] is not None]
+        after = [x[0] - x[1] / 1e9 for x in r if x[1] is not None]
+        print(f"  {kind:16} {len(r):4} requests: wall {med([x[0] for x in r])}, reply {med(replies)},"
+              f" after the reply {med(after)}, pytest said {med([x[2] for x in r if x[2] is not None])}")
 
 
 def figures(root):
@@ -36,6 +59,7 @@ def figures(root):
     print(f"  cell wall {total:.1f} s: " + ", ".join(f"{p} {by_phase[p]:.1f} s" for p in sorted(by_phase)))
     print(f"  requests that started a worker process: {first:.1f} s (process start, imports, first compiles);"
           f" the others: {rest:.1f} s")
+    request_costs(root)
     tasks = sorted((load(p) for p in glob.glob(os.path.join(root, "tasks", "*", "task.json"))), key=lambda t: t["index"])
     widths, apart, aa_apart, orders = [], 0, 0, 0
     for t in tasks:
