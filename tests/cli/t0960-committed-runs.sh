@@ -7,9 +7,26 @@
 # report alike, and bench/aa_table.py (bench/RESULTS.md) counts the same.
 . "$(dirname "$0")/lib.sh"
 
-for run in "$CALIBER_ROOT"/campaigns/*/runs/*/; do
+# A run committed as an archive (campaigns/*/archives/RUN.tar.xz: a sealed
+# run folder, kept small) is checked the same way once unpacked.
+A="$T/archives"
+mkdir -p "$A"
+export A
+test_expect_success 'every archived run unpacks into one sealed run folder' '
+	for a in "$CALIBER_ROOT"/campaigns/*/archives/*.tar.xz; do
+		name=$(basename "$a" .tar.xz) &&
+		tar -xJf "$a" -C "$A" &&
+		test -f "$A/$name/SHA256SUMS" || exit 1
+	done
+'
+
+for run in "$CALIBER_ROOT"/campaigns/*/runs/*/ "$A"/*/; do
+	[ -d "$run" ] || continue
 	run=${run%/}
-	name=${run#"$CALIBER_ROOT"/}
+	case $run in
+	"$A"/*) name="archived ${run#"$A"/}" ;;
+	*) name=${run#"$CALIBER_ROOT"/} ;;
+	esac
 	export run
 	test_expect_success "$name: the seal holds and reaccount at its own floor reproduces it" '
 		$CALIBER verify "$run" >out &&
