@@ -53,6 +53,7 @@ static const struct cb_field backend_fields[] = {
 	{ "graph_capture", CB_J_BOOL, 1, 0, NULL, "graph capture is available" },
 	{ "capabilities", CB_J_OBJECT, 1, 0, capability_fields, "what the plan is derived from" },
 	{ "preload", CB_J_ARRAY, 0, CB_J_STRING, NULL, "modules a worker imports before its first request (e.g. torch)" },
+	{ "device_name", CB_J_ARRAY, 0, CB_J_STRING, NULL, "argv printing the visible device's name; {device} is replaced" },
 	{ NULL, 0, 0, 0, NULL, NULL }
 };
 
@@ -147,7 +148,10 @@ int cb_backend_load(const char *dir, const char *name, struct cb_backend *b, str
 	b->count_devices = argv_of(json_object_get(b->doc, "count_devices"));
 	b->list_processes = argv_of(json_object_get(b->doc, "list_processes"));
 	b->preload = argv_of(json_object_get(b->doc, "preload"));
-	if (!b->count_devices || !b->list_processes || !b->preload) {
+	b->device_name = json_array_size(json_object_get(b->doc, "device_name")) ?
+		argv_of(json_object_get(b->doc, "device_name")) : NULL;
+	if (!b->count_devices || !b->list_processes || !b->preload ||
+	    (json_array_size(json_object_get(b->doc, "device_name")) && !b->device_name)) {
 		cb_fail(err, "out of memory");
 		goto fail;
 	}
@@ -164,6 +168,7 @@ void cb_backend_release(struct cb_backend *b)
 	free(b->count_devices);
 	free(b->list_processes);
 	free(b->preload);
+	free(b->device_name);
 	json_decref(b->doc);
 	free(b->path);
 	memset(b, 0, sizeof(*b));

@@ -23,6 +23,7 @@ struct cb_backend {
 	int graph_capture;
 	const json_t *capabilities;       /* object of booleans */
 	const char **preload;             /* modules a worker imports ahead of its request, NULL-terminated (may be empty) */
+	const char **device_name;         /* argv printing the visible device's name, NULL-terminated; NULL when absent */
 };
 
 /* Load DIR/<name>.json, validated like a manifest (unknown keys refused).

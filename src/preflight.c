@@ -495,19 +495,47 @@ static int check_imports(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 	return -1;
 }
 
+/* Whether the device called seen is the one the manifest names: want
+ * itself or want followed by a space and more ("NVIDIA H100" names
+ * "NVIDIA H100 80GB HBM3"). */
+static int device_named(const char *want, const char *seen)
+{
+	size_t n = strlen(want);
+
+	return strncmp(want, seen, n) == 0 && (seen[n] == '\0' || seen[n] == ' ');
+}
+
+/* The one visible device, and when the manifest names it (device.name),
+ * that it is that device: a campaign pinned to one GPU must not run on
+ * another and say nothing (the device's own name comes from the backend's
+ * device_name command; a backend without one says it cannot check). */
 static int check_device_count(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
-	char *out = NULL;
+	const struct cb_backend *b = pf->w->backend;
+	const char *want = pf->w->m->device_name;
+	char *out = NULL, *name = NULL;
 	int rc = 0;
 
-	if (backend_command(pf, pf->w->backend->count_devices, 300000, &out, err) < 0)
+	if (backend_command(pf, b->count_devices, 300000, &out, err) < 0)
 		return -1;
-	if (strcmp(chomp(out), "1") != 0)
-		rc = cb_fail(err, "%s=%s shows %s devices, expected exactly 1", pf->w->backend->visibility_env,
-			     pf->w->device, out);
-	else
-		cb_buf_addf(ok, "1 device visible with %s=%s", pf->w->backend->visibility_env, pf->w->device);
+	if (strcmp(chomp(out), "1") != 0) {
+		rc = cb_fail(err, "%s=%s shows %s devices, expected exactly 1", b->visibility_env, pf->w->device, out);
+	} else if (want && b->device_name) {
+		if (backend_command(pf, b->device_name, 300000, &name, err) < 0)
+			rc = cb_prefix(err, "device_name");
+		else if (!device_named(want, chomp(name)))
+			rc = cb_fail(err, "the manifest's device.name is '%s', the device visible with %s=%s is '%s' "
+				     "(measure on that device, or name this one in device.name)",
+				     want, b->visibility_env, pf->w->device, name);
+		else
+			cb_buf_addf(ok, "1 device visible with %s=%s: %s, as device.name says", b->visibility_env,
+				    pf->w->device, name);
+	} else {
+		cb_buf_addf(ok, "1 device visible with %s=%s%s", b->visibility_env, pf->w->device,
+			    want ? "; device.name not checked: the backend has no device_name command" : "");
+	}
 	free(out);
+	free(name);
 	return rc;
 }
 

@@ -34,18 +34,24 @@ static const struct cb_guard guard = { "--output", NULL, NULL };
 #define TEMPLATE "campaigns/demo-h200/manifest.in.json"
 
 /* Whether this machine has a CUDA GPU that torch sees and Triton; *triton
- * gets Triton's package folder, or why says what is missing. */
-static int have_gpu(char **triton, struct cb_err *why)
+ * gets Triton's package folder and *gpu the name of the device the run
+ * will pin (CUDA_VISIBLE_DEVICES=device, as the run sets it), or why says
+ * what is missing. */
+static int have_gpu(const char *device, char **triton, char **gpu, struct cb_err *why)
 {
 	static const char script[] =
-		"import os, torch, triton\n"
+		"import os, sys\n"
+		"os.environ['CUDA_VISIBLE_DEVICES'] = sys.argv[1]\n"
+		"import torch, triton\n"
 		"assert torch.cuda.is_available(), 'torch sees no CUDA device'\n"
-		"print(os.path.dirname(os.path.abspath(triton.__file__)))\n";
-	const char *argv[] = { "python3", "-c", script, NULL };
+		"print(os.path.dirname(os.path.abspath(triton.__file__)))\n"
+		"print(torch.cuda.get_device_name(0))\n";
+	const char *argv[] = { "python3", "-c", script, device, NULL };
+	char *name;
 	char *out = NULL, *err_text = NULL;
 	int status = 0;
 
-	*triton = NULL;
+	*triton = *gpu = NULL;
 	if (cb_run_capture(argv, environ, 120000, &out, &err_text, &status, why) < 0)
 		return 0;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -60,7 +66,15 @@ static int have_gpu(char **triton, struct cb_err *why)
 		return 0;
 	}
 	free(err_text);
-	out[strcspn(out, "\n")] = '\0';
+	name = out + strcspn(out, "\n");
+	if (*name)
+		*name++ = '\0';
+	name[strcspn(name, "\n")] = '\0';
+	if (!*name || !(*gpu = strdup(name))) {
+		cb_fail(why, "python3 did not name the GPU");
+		free(out);
+		return 0;
+	}
 	*triton = out;
 	return 1;
 }
@@ -178,8 +192,9 @@ static int gate_on_x(const char *run, struct cb_err *err)
 }
 
 /* The GPU demo: pin the template to this machine's Triton, the built-in
- * corpus and caliber itself (pin.h), prepare the canary, run it. */
-static int on_gpu(const char *triton, const char *out_dir, const char *device, struct cb_err *err)
+ * corpus, caliber itself (pin.h) and the device it found (gpu, its name,
+ * which the device preflight then checks), prepare the canary, run it. */
+static int on_gpu(const char *triton, const char *gpu, const char *out_dir, const char *device, struct cb_err *err)
 {
 	char *tpl = NULL, *mpath = NULL, *frozen = NULL, *fm = NULL, *fx = NULL, *run = NULL, *ops = NULL, *pinned = NULL;
 	struct cb_buf log = CB_BUF_INIT;
@@ -202,6 +217,8 @@ static int on_gpu(const char *triton, const char *out_dir, const char *device, s
 	{
 		const struct cb_pin_opts po = { triton, ops, NULL, 0, 0 };
 		if (!(doc = cb_json_load_file(tpl, err)) || cb_pin(doc, &po, &log, err) < 0 ||
+		    (json_object_set_new(json_object_get(doc, "device"), "name", json_string(gpu)) < 0 &&
+		     cb_fail(err, "device: not an object")) ||
 		    !(pinned = cb_pin_text(doc, tpl, err))) {
 			cb_prefix(err, "pinning %s", tpl);
 			goto out;
@@ -256,7 +273,7 @@ int cmd_demo(int argc, char **argv, struct cb_err *err)
 	const char *out_dir = NULL, *device = "0";
 	int offline_only = 0;
 	struct cb_args args = CB_ARGS_INIT;
-	char *triton = NULL, *stamped = NULL, stamp[64];
+	char *triton = NULL, *gpu = NULL, *stamped = NULL, stamp[64];
 	struct cb_err why = CB_ERR_INIT;
 	const struct cb_opt opts[] = {
 		{ "offline", CB_OPT_FLAG, &offline_only, NULL, "replay the shipped run even when a GPU is present" },
@@ -283,12 +300,13 @@ int cmd_demo(int argc, char **argv, struct cb_err *err)
 	if (cb_exists(out_dir) && !cb_is_dir(out_dir)) {
 		cb_fail(err, "--output %s: exists and is not a folder", out_dir);
 		rc = CB_EXIT_USAGE;
-	} else if (offline_only || !have_gpu(&triton, &why)) {
+	} else if (offline_only || !have_gpu(device, &triton, &gpu, &why)) {
 		rc = offline(offline_only ? "--offline" : why.msg, out_dir, err);
 	} else {
-		rc = on_gpu(triton, out_dir, device, err);
+		rc = on_gpu(triton, gpu, out_dir, device, err);
 	}
 	free(triton);
+	free(gpu);
 	free(stamped);
 	cb_args_release(&args);
 	return rc;

@@ -90,7 +90,7 @@ test_expect_success 'from another folder with every path relative, through prepa
 
 test_expect_success 'the built-in corpus as on the H200, from another folder with every path relative: prepare --selection all, and the targets of all 32 tasks resolve' '
 	cp -R "$CALIBER_ROOT/ops" ops && mkdir there && cd there && mkdir ../tmp && export TMPDIR=../tmp &&
-	python3 -c "import json, sys; m = json.load(open(sys.argv[1])); [w.update(canary=w[\"id\"] == \"sum_cols\") for w in m[\"workloads\"]]; json.dump(m, open(\"../demo.in.json\", \"w\"), indent=2)" "$CALIBER_ROOT/campaigns/demo-h200/manifest.in.json" &&
+	python3 -c "import json, sys; m = json.load(open(sys.argv[1])); [w.update(canary=w[\"id\"] == \"sum_cols\") for w in m[\"workloads\"]]; m[\"device\"][\"name\"] = \"Fake GPU\"; json.dump(m, open(\"../demo.in.json\", \"w\"), indent=2)" "$CALIBER_ROOT/campaigns/demo-h200/manifest.in.json" &&
 	$CALIBER pin ../demo.in.json -o ../demo.json --compiler "$G/site/triton" --corpus ../ops $DIRTY >pin.out &&
 	grep -qx "pin: sources.corpus: $(cd .. && pwd -P)/ops is in no git checkout: pinned by tree_sha256, not commit" pin.out &&
 	$CALIBER prepare ../demo.json --inventory-dir ../ops --output-root ../frozen >/dev/null &&
@@ -132,6 +132,24 @@ PY
 	$CALIBER verify always >/dev/null
 '
 
+test_expect_success 'the device preflight holds the manifest'"'"'s device.name against the name the backend reads: a name it begins is that device, another name is refused and nothing is written' '
+	eval "$setup" && cp -R "$G/site" site && cp -R "$F/corpus" corpus &&
+	$CALIBER pin "$F/manifest.in.json" -o manifest.json --compiler site/triton --corpus corpus $DIRTY >/dev/null &&
+	named() { python3 -c "import json, sys; m = json.load(open(\"manifest.json\")); [c[\"env\"].__setitem__(\"FAKEGPU_NAME\", sys.argv[1]) for c in m[\"cells\"]]; json.dump(m, open(sys.argv[2], \"w\"))" "$1" "$2"; } &&
+	named "Fake GPU 80GB" longer.json && named "Other GPU" other.json &&
+	$CALIBER prepare longer.json --inventory-dir corpus --output-root f1 >/dev/null &&
+	$CALIBER prepare other.json --inventory-dir corpus --output-root f2 >/dev/null &&
+	$CALIBER run --manifest f1/fakegpu-canary/manifest.json --task-matrix f1/fakegpu-canary/task-matrix.json \
+		--build-root site/triton --corpus corpus --output-root ok $DIRTY --preflight-only >stdout &&
+	grep -qx "preflight: device-count: ok (1 device visible with CUDA_VISIBLE_DEVICES=0: Fake GPU 80GB, as device.name says)" stdout &&
+	set +e; $CALIBER run --manifest f2/fakegpu-canary/manifest.json --task-matrix f2/fakegpu-canary/task-matrix.json \
+		--build-root site/triton --corpus corpus --output-root out $DIRTY >stdout 2>stderr; rc=$?; set -e &&
+	test $rc -eq 3 &&
+	printf "%s\n" "preflight: device-count: FAILED: the manifest'"'"'s device.name is '"'"'Fake GPU'"'"', the device visible with CUDA_VISIBLE_DEVICES=0 is '"'"'Other GPU'"'"' (measure on that device, or name this one in device.name)" >want &&
+	grep "^preflight: device-count" stdout >got && cmp want got &&
+	test ! -e out
+'
+
 test_expect_success 'each row of round a s first sessions replayed once under the profiler its worker started ahead, joined: diff shows each kernel s time and resources; reaccount --scope time:1 holds' '
 	eval "$setup" && fake_campaign &&
 	TMPDIR=tmp && mkdir tmp && export TMPDIR &&
@@ -170,6 +188,8 @@ test_expect_success 'the GPU path of caliber demo under the fake GPU gives the H
 	tail -3 stdout | head -1 | grep -qx "caliber demo: kept $PWD/$1 (report.html: the run.s report as one HTML file)" &&
 	tail -2 stdout | head -1 | grep -qx "verdicts: G 2, C 0, B 6, R 0, K 0, X 0" &&
 	tail -1 stdout | grep -qx "report: $PWD/$1/report.html" &&
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1]))[\"device\"]; assert d[\"name\"] == \"Fake GPU\", d" "$1/manifest.json" &&
+	grep -qx "preflight: device-count: ok (1 device visible with CUDA_VISIBLE_DEVICES=0: Fake GPU, as device.name says)" stdout &&
 	$CALIBER verify "$1/run-canary" >/dev/null
 '
 

@@ -183,10 +183,10 @@ class FakeCuda:
         return True
 
     def get_device_name(self, index=0):
-        return "Fake GPU"
+        return os.environ.get("FAKEGPU_NAME", "Fake GPU")
 
     def get_device_properties(self, index):
-        return types.SimpleNamespace(name="Fake GPU", uuid="00000000-0000-0000-0000-000000000000",
+        return types.SimpleNamespace(name=self.get_device_name(index), uuid="00000000-0000-0000-0000-000000000000",
                                      multi_processor_count=132, major=9, minor=0)
 
     def get_device_capability(self, index=0):
