@@ -103,6 +103,14 @@ int cb_verify_or_fail(const char *root, struct cb_err *err);
 int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer *obs,
 			       struct cb_err *err);
 
+/* The signature of root's seal (SHA256SUMS.sig, docs/formats.md "Signed
+ * seal"). With pub (an Ed25519 public key, PEM) it must hold for that key:
+ * a missing one, another key's or one that does not hold fails. Without
+ * pub it is only read. key gets the fingerprint of the key that signed
+ * ("" when root is not signed). A SHA256SUMS.sig that is not a regular
+ * file (a symlink) is refused, never followed. */
+int cb_seal_signature(const char *root, const char *pub, char key[CB_SHA256_HEX], struct cb_err *err);
+
 /* Whether root holds a SHA256SUMS (is sealed). */
 int cb_is_sealed(const char *root);
 
