@@ -352,9 +352,10 @@ int cb_seal_signed(const char *root, const char *key_path, struct cb_err *err)
 	return seal_tree(root, key_path, NULL, err);
 }
 
-int cb_seal_known(const char *root, const struct cb_known_digests *known, struct cb_err *err)
+int cb_seal_known(const char *root, const struct cb_known_digests *known, const char *key_path,
+		  struct cb_err *err)
 {
-	return seal_tree(root, NULL, known, err);
+	return seal_tree(root, key_path, known, err);
 }
 
 int cb_seal_finish(const char *root, struct cb_err *err)

@@ -34,8 +34,10 @@ struct cb_known_digests {
 	void *ctx;
 };
 
-/* cb_seal, taking the digests known gives instead of hashing those files. */
-int cb_seal_known(const char *root, const struct cb_known_digests *known, struct cb_err *err);
+/* cb_seal_signed, taking the digests known gives instead of hashing those
+ * files. */
+int cb_seal_known(const char *root, const struct cb_known_digests *known, const char *key_path,
+		  struct cb_err *err);
 
 /* Remove write permission from a tree whose SHA256SUMS is already written
  * (finishes a seal that was interrupted). */

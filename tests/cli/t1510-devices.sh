@@ -114,3 +114,18 @@ test_expect_success 'a Ctrl-C (SIGINT) to caliber reaches every shard; --resume 
 	test ! -e out && test ! -e out.shards/1/SHA256SUMS &&
 	dev out --devices 0,1 --resume --quiet && cmp serial/matrix.csv out/matrix.csv
 '
+
+if command -v openssl >/dev/null 2>&1; then
+	test_expect_success '--devices --sign-key signs every shard and the merged run, which keeps each shard'"'"'s signature' '
+		eval "$setup" && make_frozen &&
+		openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null && openssl pkey -in key.pem -pubout -out pub.pem &&
+		fp=$(openssl pkey -pubin -in pub.pem -outform DER | sha256sum | cut -c1-64) &&
+		dev out --devices 0,1 --sign-key key.pem --quiet >/dev/null &&
+		for r in out out.shards/1 out.shards/2; do
+			$CALIBER verify $r --key pub.pem | grep -qx "signature: holds, key sha256:$fp ($PWD/pub.pem)" || exit 1
+		done &&
+		cmp out.shards/1/SHA256SUMS.sig out/shards/1/SHA256SUMS.sig && cmp out.shards/2/SHA256SUMS.sig out/shards/2/SHA256SUMS.sig
+	'
+else
+	test_skip '--devices --sign-key signs every shard and the merged run, which keeps each shard'"'"'s signature' 'no openssl command here (make deps installs it)'
+fi
