@@ -71,6 +71,10 @@ static int parse_list(const char *list, char **copy, const char ***devs, size_t 
 	for (p = strtok_r(*copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
 		if (strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") != strlen(p))
 			return cb_fail(err, "--devices: '%s' is not a device (letters, digits and ._:- only)", p);
+		/* "-1" makes no device visible to CUDA, and a leading '-' reads
+		 * as an option on the shard's command line. */
+		if (strspn(p, "._:-"))
+			return cb_fail(err, "--devices: '%s' is not a device (it starts with a letter or digit)", p);
 		for (i = 0; i < *n; i++)
 			if (strcmp((*devs)[i], p) == 0)
 				return cb_fail(err, "--devices: device '%s' is listed twice", p);

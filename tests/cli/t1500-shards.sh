@@ -114,7 +114,7 @@ test_expect_success 'a shard resumes with --resume like any run; a resume as ano
 
 test_expect_success 'a bad --shard is a usage error; more shards than tasks is refused by binding; nothing is written' '
 	eval "$setup" && make_frozen &&
-	for s in 0/3 4/3 3 a/b 1/0 1/4097 "1/ 2"; do
+	for s in 0/3 4/3 3 a/b 1/0 1/4097 "1/ 2" 01/02 1/03; do
 		printf "caliber: run: --shard: '"'"'%s'"'"' is not K/N with 1 <= K <= N <= 4096\n" "$s" >want
 		expect_refusal 2 want $CALIBER run --manifest frozen/cpu-test-canary/manifest.json \
 			--task-matrix frozen/cpu-test-canary/task-matrix.json --build-root "$D/compiler" --corpus "$D/corpus" \

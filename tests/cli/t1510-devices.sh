@@ -64,6 +64,10 @@ test_expect_success 'a bad device list, or --devices with --shard, is a usage er
 		esac
 		expect_refusal 2 want dev out --devices "$l" || exit 1
 	done &&
+	for l in -1 0,-1 .0; do
+		printf "caliber: run: --devices: '"'"'%s'"'"' is not a device (it starts with a letter or digit)\n" "${l#0,}" >want
+		expect_refusal 2 want dev out --devices "$l" || exit 1
+	done &&
 	echo "caliber: run: --devices deals the shards and pins their devices itself: no --shard with it" >want &&
 	expect_refusal 2 want dev out --devices 0,1 --shard 1/2 &&
 	test ! -e out && test ! -e out.shards
