@@ -62,6 +62,35 @@ int cb_buf_addf(struct cb_buf *b, const char *fmt, ...)
 	return 0;
 }
 
+void cb_buf_escape_controls(struct cb_buf *b, size_t from)
+{
+	struct cb_buf out = CB_BUF_INIT;
+	size_t i;
+
+	if (b->oom || !b->data || from >= b->len)
+		return;
+	for (i = from; i < b->len; i++) {
+		unsigned char c = (unsigned char)b->data[i], next = i + 1 < b->len ? (unsigned char)b->data[i + 1] : 0;
+
+		if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+			cb_buf_addf(&out, "\\xc2\\x%02x", next);
+			i++;
+		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+			cb_buf_addf(&out, "\\x%02x", c);
+		} else {
+			cb_buf_add(&out, &b->data[i], 1);
+		}
+	}
+	if (out.oom) {
+		b->oom = 1;
+	} else {
+		b->len = from;
+		b->data[from] = '\0';
+		cb_buf_add(b, out.data ? out.data : "", out.len);
+	}
+	cb_buf_release(&out);
+}
+
 char *cb_buf_detach(struct cb_buf *b, size_t *len)
 {
 	char *d;

@@ -22,6 +22,13 @@ int cb_buf_addf(struct cb_buf *b, const char *fmt, ...) CB_PRINTF(2, 3);
  * memory. Used for {harness}-style overlays and @KEY@ templates. */
 char *cb_substitute(const char *text, const char *const keys[], const char *const vals[], size_t n);
 
+/* Rewrite the bytes of b from offset from on so that none drives a
+ * terminal: each control byte but newline and tab (C0, DEL) and each
+ * UTF-8 encoded C1 control becomes its \xNN escape. Text that a worker or
+ * the code under test wrote (a TTGIR location, a kernel name) passes
+ * through it before it is printed. */
+void cb_buf_escape_controls(struct cb_buf *b, size_t from);
+
 /* Hand the contents to the caller (never NULL unless out of memory) and reset. */
 char *cb_buf_detach(struct cb_buf *b, size_t *len);
 void cb_buf_release(struct cb_buf *b);

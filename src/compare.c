@@ -1,6 +1,7 @@
 /* compare.c: two sealed runs side by side (compare.h). */
 #include "compare.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,29 @@
 
 static const char *const order_keys[CB_NORDERS] = { "a", "b" };
 
+/* |v|, LLONG_MAX for LLONG_MIN (whose magnitude no long long holds): a
+ * receipt may hold any integer. */
+static long long magnitude(long long v)
+{
+	return v == LLONG_MIN ? LLONG_MAX : llabs(v);
+}
+
+/* x in ppm, rounded and saturated to +-LLONG_MAX (llround of what a long
+ * long cannot hold is undefined; a speedup of -100 % or less makes x
+ * infinite); NaN as 0. */
+static long long ppm_saturated(double x)
+{
+	double p = x * 1e6;
+
+	if (isnan(p))
+		return 0;
+	if (p >= 9.2e18)
+		return LLONG_MAX;
+	if (p <= -9.2e18)
+		return -LLONG_MAX;
+	return llround(p);
+}
+
 /* Read run k's receipt of task id into t: its result and, per timed
  * order, the A/A band's farthest edge from zero. */
 static int load_task(const char *root, const char *id, int k, struct cb_compare_task *t, struct cb_err *err)
@@ -26,9 +50,7 @@ static int load_task(const char *root, const char *id, int k, struct cb_compare_
 		return cb_fail(err, "out of memory");
 	rc = doc ? cb_task_result_from_json(doc, p, &t->r[k], err) : -1;
 	for (o = 0; rc == 0 && o < CB_NORDERS; o++) {
-		const json_t *x = json_object_get(json_object_get(doc, "orders"), order_keys[o]);
-		long long lo = llabs((long long)cb_json_int(x, "aa_lo_ppm", 0));
-		long long hi = llabs((long long)cb_json_int(x, "aa_hi_ppm", 0));
+		long long lo = magnitude(t->r[k].aa_lo_ppm[o]), hi = magnitude(t->r[k].aa_hi_ppm[o]);
 		t->band_ppm[k][o] = lo > hi ? lo : hi;
 	}
 	t->in[k] = rc == 0;
@@ -53,8 +75,8 @@ static void compare_task(struct cb_compare_task *t)
 		t->both[o] = t->r[0].present[o] && t->r[1].present[o];
 		if (!t->both[o])
 			continue;
-		t->move_ppm[o] = llround(((1 + b) / (1 + a) - 1) * 1e6);
-		mag = llabs(t->move_ppm[o]);
+		t->move_ppm[o] = ppm_saturated((1 + b) / (1 + a) - 1);
+		mag = magnitude(t->move_ppm[o]);
 		t->moved[o] = mag > t->band_ppm[0][o] && mag > t->band_ppm[1][o];
 	}
 }
@@ -107,6 +129,8 @@ int cb_compare_load(struct cb_compare *c, const char *a, const char *b, struct c
 
 			if (!cb_is_ident(id))
 				return cb_fail(err, "%s/campaign.json: tasks[%zu]: '%s' is not a task name", root[k], i, id);
+			if (t && t->in[k])
+				return cb_fail(err, "%s/campaign.json: tasks[%zu]: '%s' is listed twice", root[k], i, id);
 			if (!t)
 				t = &c->t[c->n++];
 			if (load_task(root[k], id, k, t, err) < 0)

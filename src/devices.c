@@ -71,6 +71,10 @@ static int parse_list(const char *list, char **copy, const char ***devs, size_t 
 	for (p = strtok_r(*copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
 		if (strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") != strlen(p))
 			return cb_fail(err, "--devices: '%s' is not a device (letters, digits and ._:- only)", p);
+		/* "-1" makes no device visible to CUDA, and a leading '-' reads
+		 * as an option on the shard's command line. */
+		if (strspn(p, "._:-"))
+			return cb_fail(err, "--devices: '%s' is not a device (it starts with a letter or digit)", p);
 		for (i = 0; i < *n; i++)
 			if (strcmp((*devs)[i], p) == 0)
 				return cb_fail(err, "--devices: device '%s' is listed twice", p);
@@ -82,7 +86,7 @@ static int parse_list(const char *list, char **copy, const char ***devs, size_t 
 }
 
 /* Room for the longest command line child_argv makes, and its NULL. */
-#define CHILD_ARGS 40
+#define CHILD_ARGS 44
 
 /* The command line of shard sp's child: the run as given, less --devices
  * and --fail-on (this process applies it to the merged run), plus --shard,
@@ -106,6 +110,7 @@ static void child_argv(const struct cb_run_opts *o, const char *self, const stru
 	if (o->backends) { av[n++] = "--backends"; av[n++] = o->backends; }
 	if (o->deadline) { av[n++] = "--deadline"; av[n++] = o->deadline; }
 	if (o->history) { av[n++] = "--history"; av[n++] = o->history; }
+	if (o->sign_key) { av[n++] = "--sign-key"; av[n++] = o->sign_key; }
 	if (o->stop_after) {
 		snprintf(stop_after, cap, "%lld", o->stop_after);
 		av[n++] = "--stop-after"; av[n++] = stop_after;
@@ -442,7 +447,9 @@ int cb_run_devices(const struct cb_run_opts *o, const char *list, struct cb_err 
 			goto out;
 		}
 	}
-	if (cb_merge(&(struct cb_merge_opts){ roots, n, o->output, o->quiet || o->json_progress, o->argc, o->argv }, err) < 0)
+	if (cb_merge(&(struct cb_merge_opts){ .shards = roots, .nshards = n, .output = o->output,
+					      .sign_key = o->sign_key, .quiet = o->quiet || o->json_progress,
+					      .argc = o->argc, .argv = o->argv }, err) < 0)
 		goto out;
 	if (o->json_progress)
 		cb_json_print_line(stdout, json_pack("{s:s, s:I, s:s}", "event", "merged", "shards", (json_int_t)n,

@@ -466,8 +466,10 @@ static int scan_cells(const struct cb_diff *d, const struct cb_ttgir_counts *cou
 }
 
 /* The verdict and code shown for task t: the derived ones in a derived
- * run, else those of its receipt. */
-static int task_verdict(const struct cb_diff *d, const char *tdir, struct cb_diff_task *t, struct cb_err *err)
+ * run, else those of its receipt; sealed gets the topology its receipt
+ * holds (*have 0 when it holds none). */
+static int task_verdict(const struct cb_diff *d, const char *tdir, struct cb_diff_task *t,
+			long long sealed[CB_NROLES], int *have, struct cb_err *err)
 {
 	struct cb_task_result res;
 	char *p = cb_path_join(tdir, "task.json");
@@ -483,6 +485,8 @@ static int task_verdict(const struct cb_diff *d, const char *tdir, struct cb_dif
 		return -1;
 	t->verdict = res.verdict;
 	t->code = res.code;
+	*have = res.have_topology;
+	memcpy(sealed, res.topology, sizeof(res.topology));
 	res.code = NULL;
 	cb_task_result_release(&res);
 	json_array_foreach(json_object_get(d->derived, "tasks"), i, e) {
@@ -752,6 +756,8 @@ static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *coun
 {
 	struct cb_topology topo[CB_NROLES];
 	struct cb_cell_kernels ck[CB_NROLES];
+	long long sealed[CB_NROLES];
+	int have_sealed = 0;
 	char *tdir = cb_strdupf("%s/tasks/%s", d->root, t->id);
 	struct found *f = NULL;
 	size_t nf = 0, i;
@@ -761,7 +767,7 @@ static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *coun
 	memset(ck, 0, sizeof(ck));
 	if (!tdir)
 		return cb_fail(err, "out of memory");
-	if (task_verdict(d, tdir, t, err) < 0 || scan_cells(d, counts, tdir, t, topo, err) < 0)
+	if (task_verdict(d, tdir, t, sealed, &have_sealed, err) < 0 || scan_cells(d, counts, tdir, t, topo, err) < 0)
 		goto out;
 	if (!t->error && load_profiles(d, tdir, t, topo, ck, err) < 0)
 		goto out;
@@ -777,6 +783,16 @@ static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *coun
 		t->kept += t->k[i].kept;
 		t->changed_kernels += t->k[i].removed || t->k[i].added;
 		t->changed_lines += t->k[i].changed_lines;
+	}
+	/* What the ops listed add up to is what was accounted at the run's
+	 * floor: IR that says otherwise (a TTGIR emptied and the run sealed
+	 * again) is refused, never shown under the sealed counts. */
+	if (!t->error && !d->derived && have_sealed && memcmp(t->count, sealed, sizeof(sealed)) != 0) {
+		cb_fail(err, "its TTGIR counts %lld/%lld/%lld, its receipt (tasks/%s/task.json) sealed "
+			"%lld/%lld/%lld: the IR is not what was accounted", t->count[CB_ROLE_BASELINE],
+			t->count[CB_ROLE_CONTROL], t->count[CB_ROLE_CANDIDATE], t->id, sealed[CB_ROLE_BASELINE],
+			sealed[CB_ROLE_CONTROL], sealed[CB_ROLE_CANDIDATE]);
+		goto out;
 	}
 	if (!t->error && attribute(d, tdir, t, topo, ck, err) < 0)
 		goto out;
@@ -1453,7 +1469,7 @@ static void put_kernel(struct cb_buf *b, const struct cb_diff *d, const struct c
 void cb_diff_text(struct cb_buf *b, const struct cb_diff *d)
 {
 	struct cb_diff_summary s;
-	size_t i, j;
+	size_t i, j, from = b->len;
 
 	cb_diff_summarize(d, &s);
 	cb_buf_addf(b, "caliber diff: campaign %s (selection %s), ", d->cs.campaign, d->cs.selection);
@@ -1496,4 +1512,7 @@ void cb_diff_text(struct cb_buf *b, const struct cb_diff *d)
 			put_kernel(b, d, &t->time, &t->k[j]);
 		put_other(b, &t->time);
 	}
+	/* Names and locations come from the TTGIR a worker wrote: no byte of
+	 * it may drive the terminal this is printed on. */
+	cb_buf_escape_controls(b, from);
 }

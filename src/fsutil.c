@@ -619,3 +619,12 @@ void cb_strv_free(char **v, size_t n)
 		free(v[i]);
 	free(v);
 }
+
+int cb_is_fs_root(const char *path)
+{
+	char *r = path[0] == '/' ? cb_resolve(path) : NULL;
+	int is = r && strcmp(r, "/") == 0;
+
+	free(r);
+	return is;
+}

@@ -79,6 +79,11 @@ int cb_exists_in(const char *dir, const char *name);
  * Refuses an empty path and one of PATH_MAX bytes or more, and says so. */
 int cb_absolute(const char *path, char **out, struct cb_err *err);
 
+/* Whether the absolute path names the file system's root once resolved
+ * (cb_resolve): "/", "/..", "/tmp/../..", a link to "/" (a compiler root
+ * there would have every file digested). 0 for a relative path. */
+int cb_is_fs_root(const char *path);
+
 /* Absolute, symlink-free form of path even when its tail does not exist
  * yet: the longest existing prefix is resolved with realpath() and the rest
  * appended after removing "." and ".." lexically. NULL when out of memory

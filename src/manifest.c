@@ -361,7 +361,8 @@ static int check_device_timer_topology(struct cb_manifest *m, struct cb_err *err
 }
 
 /* cells[i].compiler, when the cell names one: an identity as for
- * sources.compiler and a root that is not empty. Where a relative root
+ * sources.compiler and a root that is not empty, nor "/" (which preflight
+ * would digest whole before it failed). Where a relative root
  * points is for prepare to decide (the manifest's folder). */
 static int check_cell_compiler(const json_t *c, size_t i, struct cb_cell *cell, struct cb_err *err)
 {
@@ -377,6 +378,9 @@ static int check_cell_compiler(const json_t *c, size_t i, struct cb_cell *cell, 
 	cell->compiler_root = cb_json_str(cc, "root");
 	if (!*cell->compiler_root)
 		return cb_fail(err, "%s.root: must not be empty", path);
+	if (cb_is_fs_root(cell->compiler_root))
+		return cb_fail(err, "%s.root: '%s' is the file system's root, not a build's folder", path,
+			       cell->compiler_root);
 	return 0;
 }
 

@@ -117,6 +117,8 @@ static json_t *cell_compiler(const struct cb_cell *cell, int c, const char *root
 	}
 	if (cb_absolute(joined ? joined : root, &abs, err) < 0) {
 		cb_prefix(err, "cells[%d].compiler.root", c);
+	} else if (cb_is_fs_root(abs)) {
+		cb_fail(err, "cells[%d].compiler.root: '%s' is the file system's root, not a build's folder", c, root);
 	} else {
 		j = json_pack("{s:s, s:s}", "root", abs, s->commit ? "commit" : "tree_sha256",
 			      s->commit ? s->commit : s->tree_sha256);

@@ -23,6 +23,7 @@
 #include "seal.h"
 #include "shard.h"
 #include "sha.h"
+#include "sign.h"
 #include "walk.h"
 
 /* One shard given on the command line. */
@@ -384,6 +385,88 @@ static int check_deal(const struct merge *mg, const json_t *tasks, struct cb_err
 	return rc;
 }
 
+/* What the top of a shard holds: its frozen campaign, its receipts, its
+ * verdict matrix, its seal, and the folders of its tasks. */
+static const char *const shard_top[] = { "manifest.json", "task-matrix.json", CB_FROZEN_INVENTORY, "run.json",
+					 "campaign.json", "matrix.csv", "matrix.md", CB_SEAL_FILE, CB_SUMS_FILE,
+					 CB_SIG_FILE, "tasks", "interrupted", NULL };
+
+/* Whether the name of len bytes at p is one of the ids in tasks (a JSON
+ * array of strings). */
+static int names_task(const json_t *tasks, const char *p, size_t len)
+{
+	const json_t *t;
+	size_t i;
+
+	json_array_foreach(tasks, i, t) {
+		const char *id = json_string_value(t);
+		if (id && strlen(id) == len && memcmp(id, p, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the deal names rel, a path of a shard whose tasks are tasks:
+ * a name of shard_top, tasks/<task>/... or interrupted/<task>-<n>/... of
+ * one of its tasks. */
+static int dealt(const char *rel, const json_t *tasks)
+{
+	const char *slash = strchr(rel, '/'), *end, *dash;
+	size_t i;
+
+	if (!slash) {
+		for (i = 0; shard_top[i]; i++)
+			if (strcmp(rel, shard_top[i]) == 0)
+				return 1;
+		return 0;
+	}
+	end = strchr(slash + 1, '/');
+	if (!end)
+		end = slash + strlen(slash);
+	if (strncmp(rel, "tasks/", 6) == 0)
+		return names_task(tasks, slash + 1, (size_t)(end - slash - 1));
+	if (strncmp(rel, "interrupted/", 12) != 0)
+		return 0;
+	for (dash = end; dash > slash + 1 && dash[-1] >= '0' && dash[-1] <= '9'; dash--)
+		;
+	return dash < end && dash > slash + 2 && dash[-1] == '-' &&
+	       names_task(tasks, slash + 1, (size_t)(dash - 1 - slash - 1));
+}
+
+/* A shard holds nothing the deal does not name (dealt): a folder of a task
+ * that is not its own, a file at its top that no run writes. Named with
+ * the first such path, never copied. */
+static int check_contents(const struct shard_in *in, struct cb_err *err)
+{
+	const json_t *tasks = json_object_get(json_object_get(in->campaign, "shard"), "tasks");
+	struct cb_tree t;
+	size_t i;
+	int rc = 0;
+
+	if (cb_walk(in->root, NULL, CB_WALK_DIRS, &t, err) < 0)
+		return cb_prefix(err, "%s", in->root);
+	for (i = 0; i < t.n && rc == 0; i++)
+		if (!dealt(t.v[i].rel, tasks))
+			rc = cb_fail(err, "%s: shard %zu/%zu holds %s%s, which its deal does not name", in->root, in->s.k,
+				     in->s.n, t.v[i].rel, t.v[i].kind == CB_ENT_DIR ? "/" : "");
+	cb_tree_release(&t);
+	return rc;
+}
+
+/* A shard's signature: with o->key it must hold for that key (a shard
+ * without one is refused); without, a SHA256SUMS.sig there must still be
+ * a signature file (never a link), as it is kept in shards/<K>/. */
+static int check_signature(const struct merge *mg, const struct shard_in *in, struct cb_err *err)
+{
+	char key[CB_SHA256_HEX];
+
+	if (cb_seal_signature(in->root, mg->o->key, key, err) < 0)
+		return cb_prefix(err, "shard %zu/%zu", in->s.k, in->s.n);
+	if (mg->o->key && !mg->o->quiet)
+		printf("merge: shard %zu/%zu: signature holds, key sha256:%s\n", in->s.k, in->s.n, key);
+	return 0;
+}
+
 /* The output root: new, and where the output guard lets a command write
  * (outside every sealed run, the shards included). */
 static const struct cb_guard output_guard = { "--output-root", NULL, NULL };
@@ -399,7 +482,8 @@ static int check_output(const struct merge *mg, struct cb_err *err)
 
 /* Every check of the shards and the output, before anything is written:
  * each given shard loads; none is given twice or belongs to another
- * campaign; none of 1..N is missing; each holds what the deal gives it. */
+ * campaign; none of 1..N is missing; each holds what the deal gives it and
+ * nothing else; each is signed as --key asks; --sign-key can sign. */
 static int check_shards(struct merge *mg, struct cb_err *err)
 {
 	struct cb_buf given = CB_BUF_INIT;
@@ -437,6 +521,10 @@ static int check_shards(struct merge *mg, struct cb_err *err)
 		return -1;
 	rc = check_deal(mg, json_object_get(mx, "tasks"), err);
 	json_decref(mx);
+	for (k = 0; k < mg->n && rc == 0; k++)
+		rc = check_contents(&mg->in[k], err) < 0 || check_signature(mg, &mg->in[k], err) < 0 ? -1 : 0;
+	if (rc == 0 && mg->o->sign_key && cb_sign_key_check(mg->o->sign_key, err) < 0)
+		rc = cb_prefix(err, "--sign-key");
 	return rc < 0 ? -1 : check_output(mg, err);
 }
 
@@ -631,7 +719,7 @@ static int build(struct merge *mg, const char *started, struct cb_err *err)
 		goto out;
 	}
 	if (load_results(mg, tasks, res, err) < 0 || write_campaign(mg, res, n, started, err) < 0 ||
-	    cb_write_verdict_matrix(mg->tmp, res, n, err) < 0 || cb_seal_known(mg->tmp, &known, err) < 0)
+	    cb_write_verdict_matrix(mg->tmp, res, n, err) < 0 || cb_seal_known(mg->tmp, &known, mg->o->sign_key, err) < 0)
 		goto out;
 	rc = 0;
 out:

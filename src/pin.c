@@ -245,6 +245,8 @@ static int pin_cell(json_t *c, size_t i, const char *root, const json_t *sc, str
 	enum kind k;
 
 	snprintf(label, sizeof(label), "cells[%zu].compiler (cell %.32s)", i, cb_json_str(c, "name"));
+	if (cb_is_fs_root(root))
+		return cb_fail(err, "%s: '%s' is the file system's root, not a build's folder", label, root);
 	if (!cc) {
 		if (kind_of(sc, "sources.compiler", &k, err) < 0)
 			return -1;

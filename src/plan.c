@@ -99,6 +99,18 @@ static void no_backend(const char *dir, const char *name, const char *path, stru
 	cb_buf_release(&have);
 }
 
+/* Whether s is a variable name: [A-Za-z_][A-Za-z0-9_]* (POSIX's, in the
+ * C locale; isalpha would take the locale's letters). */
+static int env_name(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (p > s && *p >= '0' && *p <= '9')))
+			return 0;
+	return p > s;
+}
+
 int cb_backend_load(const char *dir, const char *name, struct cb_backend *b, struct cb_err *err)
 {
 	const char *schema;
@@ -138,6 +150,14 @@ int cb_backend_load(const char *dir, const char *name, struct cb_backend *b, str
 		goto fail;
 	}
 	b->visibility_env = cb_json_str(b->doc, "visibility_env");
+	/* It is set in each worker's environment and expanded in the job
+	 * script caliber slurm writes: a variable name, nothing a shell
+	 * would read as more. */
+	if (!env_name(b->visibility_env)) {
+		cb_fail(err, "%s: visibility_env: '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", b->path,
+			b->visibility_env);
+		goto fail;
+	}
 	b->graph_capture = json_is_true(json_object_get(b->doc, "graph_capture"));
 	b->capabilities = json_object_get(b->doc, "capabilities");
 	if (json_array_size(json_object_get(b->doc, "count_devices")) == 0 ||

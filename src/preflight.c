@@ -355,6 +355,8 @@ static void check_cell_sources(struct cb_preflight *pf, struct cb_buf *ok, struc
 		} else {
 			if (!root)
 				cb_fail(&one, "%s: the task matrix records no root for it", label);
+			else if (cb_is_fs_root(root))
+				cb_fail(&one, "%s.root: '%s' is the file system's root, not a build's folder", label, root);
 			else if (!cb_exists(root))
 				cb_fail(&one, "%s.root: %s does not exist", label, root);
 			else

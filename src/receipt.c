@@ -2,6 +2,7 @@
 #include "receipt.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "evidence.h"
 #include "fsutil.h"
 #include "jsonio.h"
+#include "schema.h"
 #include "stats.h"
 
 json_t *cb_receipt_new(const char *schema)
@@ -38,10 +40,12 @@ void cb_now_utc(char out[32])
 
 void cb_fmt_pct(long long ppm, char *out, size_t cap)
 {
-	long long mag = ppm < 0 ? -ppm : ppm;
-	long long hundredths = (mag + 50) / 100;
+	/* Unsigned, so that any ppm a receipt holds, LLONG_MIN included, has
+	 * a magnitude and rounds without overflow. */
+	unsigned long long mag = ppm < 0 ? 0ULL - (unsigned long long)ppm : (unsigned long long)ppm;
+	unsigned long long hundredths = mag / 100 + (mag % 100 >= 50);
 
-	snprintf(out, cap, "%c%lld.%02lld%%", ppm < 0 && hundredths ? '-' : '+', hundredths / 100,
+	snprintf(out, cap, "%c%llu.%02llu%%", ppm < 0 && hundredths ? '-' : '+', hundredths / 100,
 		 hundredths % 100);
 }
 
@@ -252,11 +256,43 @@ int cb_task_result_load(const char *task_json, struct cb_task_result *res, struc
 	return rc;
 }
 
+/* Key of order o (x) of task_json, a figure in ppm, into *out: absent
+ * is 0 (a receipt from before the field), anything but an integer is
+ * refused (a string would read as 0, a speedup nobody measured). */
+static int ppm_field(const json_t *x, const char *o, const char *key, const char *task_json, long long *out,
+		     struct cb_err *err)
+{
+	const json_t *v = json_object_get(x, key);
+
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v))
+		return cb_fail(err, "%s: orders.%s.%s: expected an integer, got %s", task_json, o, key, cb_jtype_name(v));
+	*out = (long long)json_integer_value(v);
+	return 0;
+}
+
+/* The figures of an order a task receipt holds, in ppm, by the field of
+ * struct cb_task_result (an array by order) each is read into. */
+static const struct {
+	const char *key;
+	size_t off;
+} figs[] = {
+	{ "speedup_ppm", offsetof(struct cb_task_result, speedup_ppm) },
+	{ "lo_ppm", offsetof(struct cb_task_result, lo_ppm) },
+	{ "hi_ppm", offsetof(struct cb_task_result, hi_ppm) },
+	{ "aa_ppm", offsetof(struct cb_task_result, aa_ppm) },
+	{ "aa_lo_ppm", offsetof(struct cb_task_result, aa_lo_ppm) },
+	{ "aa_hi_ppm", offsetof(struct cb_task_result, aa_hi_ppm) },
+};
+
 int cb_task_result_from_json(const json_t *j, const char *task_json, struct cb_task_result *res,
 			     struct cb_err *err)
 {
 	const json_t *topo, *orders;
 	const char *schema, *verdict;
+	size_t f;
 	int r, o;
 
 	memset(res, 0, sizeof(*res));
@@ -293,12 +329,12 @@ int cb_task_result_from_json(const json_t *j, const char *task_json, struct cb_t
 		res->present[o] = json_is_true(json_object_get(x, "present"));
 		if (!res->present[o])
 			continue;
-		res->speedup_ppm[o] = cb_json_int(x, "speedup_ppm", 0);
-		res->lo_ppm[o] = cb_json_int(x, "lo_ppm", 0);
-		res->hi_ppm[o] = cb_json_int(x, "hi_ppm", 0);
-		res->aa_ppm[o] = cb_json_int(x, "aa_ppm", 0);
-		res->aa_lo_ppm[o] = cb_json_int(x, "aa_lo_ppm", 0);
-		res->aa_hi_ppm[o] = cb_json_int(x, "aa_hi_ppm", 0);
+		for (f = 0; f < sizeof(figs) / sizeof(figs[0]); f++)
+			if (ppm_field(x, o == CB_ORDER_A ? "a" : "b", figs[f].key, task_json,
+				      (long long *)((char *)res + figs[f].off) + o, err) < 0) {
+				cb_task_result_release(res);
+				return -1;
+			}
 		res->resamples[o] = cb_json_int(x, "resamples", CB_BOOTSTRAP_RESAMPLES_UNRECORDED);
 		snprintf(res->timer[o], sizeof(res->timer[o]), "%s",
 			 cb_json_str(x, "timer") ? cb_json_str(x, "timer") : "?");

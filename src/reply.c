@@ -1,6 +1,7 @@
 /* reply.c: parsing a worker's reply and matching it to its request. */
 #include "reply.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,25 @@ static const char *quote(const char *p, size_t n, char out[QUOTE_CAP])
 	return out;
 }
 
+/* Whether the reply's key (task or phase) names what the request did: a
+ * request's id is <task>/<phase>/<cell>/<n>, and field is its segment
+ * (0: the task, 1: the phase). Absent is taken (the id already matched). */
+static int names_request(const json_t *v, const char *want_id, int field)
+{
+	const char *p = want_id, *end;
+	int i;
+
+	for (i = 0; i < field && p; i++)
+		p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL;
+	if (!v)
+		return 1;
+	if (!p || !json_is_string(v))
+		return 0;
+	end = strchr(p, '/');
+	return strlen(json_string_value(v)) == (size_t)(end ? end - p : (ptrdiff_t)strlen(p)) &&
+	       strncmp(json_string_value(v), p, strlen(json_string_value(v))) == 0;
+}
+
 int cb_reply_parse(const char *line, size_t len, const char *want_id, struct cb_reply *r,
 		   struct cb_err *err)
 {
@@ -58,6 +78,10 @@ int cb_reply_parse(const char *line, size_t len, const char *want_id, struct cb_
 	else if (strcmp(json_string_value(id), want_id) != 0)
 		cb_fail(err, "a reply to another request (id '%s', this request '%s'): a stale, extra or forged reply",
 			quote(json_string_value(id), strlen(json_string_value(id)), q), want_id);
+	else if (!names_request(json_object_get(j, "task"), want_id, 0) ||
+		 !names_request(json_object_get(j, "phase"), want_id, 1))
+		cb_fail(err, "a reply to request '%s' whose %s is not the request's: a forged reply: %s", want_id,
+			names_request(json_object_get(j, "task"), want_id, 0) ? "phase" : "task", quote(line, len, q));
 	else if (!json_is_integer(ex) || json_integer_value(ex) < 0 || json_integer_value(ex) > 255)
 		cb_fail(err, "malformed reply (exit is not an exit code 0..255): %s", quote(line, len, q));
 	else if (er && !json_is_string(er))

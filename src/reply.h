@@ -1,8 +1,9 @@
 /* reply.h: a worker's reply line (docs/formats.md, "Worker session
  * protocol"), parsed and matched to the request it must answer. Every
  * request carries an id; a reply counts only when it is one JSON object
- * that echoes that id, with an integer exit code. Anything else (no id,
- * another request's id, a stale or extra reply, bad JSON) is the worker
+ * that echoes that id (and, where it names them, the request's task and
+ * phase), with an integer exit code. Anything else (no id, another
+ * request's id, task or phase, a stale or extra reply, bad JSON) is the worker
  * breaking the protocol: a harness failure of the cell, never its answer. */
 #ifndef CB_REPLY_H
 #define CB_REPLY_H

@@ -819,13 +819,17 @@ static struct row *alloc_rows(const struct cb_report *rp, struct cb_err *err)
 	return rows;
 }
 
+/* Both render kernel names and source locations from the TTGIR a worker
+ * wrote: control bytes in them are escaped (buf.h), as diff escapes them. */
 int cb_report_text(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err)
 {
 	struct row *rows = alloc_rows(rp, err);
+	size_t from = b->len;
 
 	if (!rows)
 		return -1;
 	render_text(b, rp, rows);
+	cb_buf_escape_controls(b, from);
 	free(rows);
 	return 0;
 }
@@ -833,10 +837,12 @@ int cb_report_text(struct cb_buf *b, const struct cb_report *rp, struct cb_err *
 int cb_report_md(struct cb_buf *b, const struct cb_report *rp, struct cb_err *err)
 {
 	struct row *rows = alloc_rows(rp, err);
+	size_t from = b->len;
 
 	if (!rows)
 		return -1;
 	render_md(b, rp, rows);
+	cb_buf_escape_controls(b, from);
 	free(rows);
 	return 0;
 }

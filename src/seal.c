@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "format1.h"
 #include "fsutil.h"
+#include "jsonio.h"
 #include "pool.h"
 #include "sha.h"
 #include "sign.h"
@@ -350,9 +352,10 @@ int cb_seal_signed(const char *root, const char *key_path, struct cb_err *err)
 	return seal_tree(root, key_path, NULL, err);
 }
 
-int cb_seal_known(const char *root, const struct cb_known_digests *known, struct cb_err *err)
+int cb_seal_known(const char *root, const struct cb_known_digests *known, const char *key_path,
+		  struct cb_err *err)
 {
-	return seal_tree(root, NULL, known, err);
+	return seal_tree(root, key_path, known, err);
 }
 
 int cb_seal_finish(const char *root, struct cb_err *err)
@@ -449,6 +452,61 @@ static int check_seal_record(const char *root, const struct cb_sums *sums, const
 	return rc;
 }
 
+/* The first caliber commit run.json (j) names, at its top or in an
+ * invocation, that seals in format 2 (borrowed from j); NULL when every
+ * one it names is from before SEAL. */
+static const char *format2_sealer(const json_t *j)
+{
+	const json_t *inv;
+	const char *c = cb_json_str(json_object_get(j, "caliber"), "commit");
+	size_t i;
+
+	if (c && !cb_commit_seals_format1(c))
+		return c;
+	json_array_foreach(json_object_get(j, "invocations"), i, inv)
+		if ((c = cb_json_str(inv, "caliber_commit")) != NULL && !cb_commit_seals_format1(c))
+			return c;
+	return NULL;
+}
+
+/* Format 1: a SHA256SUMS without SEAL is what a caliber from before SEAL
+ * wrote, and only its runner sealed, always with run.json. A format 1 seal
+ * whose run.json names a caliber that writes SEAL (or that lists no
+ * run.json) is a format 2 seal with SEAL deleted together with its line,
+ * which would reopen the blind spots SEAL closes: said in rep->sums. A
+ * run.json that changed is reported as changed already, and not read. */
+static int check_format1(const char *root, const struct cb_sums *sums, const struct cb_tree *t,
+			 char (*hex)[CB_SHA256_HEX], struct cb_verify_report *rep, struct cb_err *err)
+{
+	size_t at = cb_sums_find(sums, "run.json"), i;
+	struct cb_err why = CB_ERR_INIT;
+	const char *c;
+	char *path;
+	json_t *j;
+	int rc = 0;
+
+	if (at >= sums->n)
+		return push_str(&rep->sums, &rep->nsums,
+				strdup("SHA256SUMS lists no SEAL (format 1) and no run.json: only a run sealed by a "
+				       "caliber from before SEAL is format 1, and its run.json says which"), err);
+	for (i = 0; i < t->n && strcmp(t->v[i].rel, "run.json") != 0; i++)
+		;
+	if (i == t->n || t->v[i].kind != CB_ENT_FILE || strcmp(hex[i], sums->v[at].hex) != 0)
+		return 0;
+	if (!(path = cb_path_join(root, "run.json")))
+		return cb_fail(err, "out of memory");
+	j = cb_json_load_file(path, &why);
+	free(path);
+	if (!j)
+		rc = push_str(&rep->sums, &rep->nsums, strdup(why.msg), err);
+	else if ((c = format2_sealer(j)) != NULL)
+		rc = push_str(&rep->sums, &rep->nsums,
+			      cb_strdupf("SHA256SUMS lists no SEAL (format 1), but run.json names caliber %s, which "
+					 "seals in format 2: SEAL was removed with its line", c), err);
+	json_decref(j);
+	return rc;
+}
+
 int cb_verify(const char *root, struct cb_verify_report *rep, struct cb_err *err)
 {
 	return cb_verify_observed(root, NULL, rep, err);
@@ -478,7 +536,9 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 		const struct cb_entry *e = j < t.n ? &t.v[j] : NULL;
 		int c;
 
-		if (e && (is_unlisted(e->rel) || e->kind == CB_ENT_DIR)) {
+		/* SHA256SUMS and its signature are not listed; as a link (or
+		 * anything but a file) either is reported, never followed. */
+		if (e && ((is_unlisted(e->rel) && e->kind == CB_ENT_FILE) || e->kind == CB_ENT_DIR)) {
 			j++;
 			continue;
 		}
@@ -510,6 +570,8 @@ int cb_verify_observed(const char *root, const struct cb_verify_observer *obs,
 	}
 	if (rc == 0 && rep->format == CB_SEAL_FORMAT)
 		rc = check_seal_record(root, &sums, &t, hex, rep, err);
+	else if (rc == 0)
+		rc = check_format1(root, &sums, &t, hex, rep, err);
 	if (rc == 0 && rep->nextra > 1)
 		qsort(rep->extra, rep->nextra, sizeof(*rep->extra), cmp_str_ptr);
 	cb_sums_release(&sums);
@@ -585,6 +647,48 @@ int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer
 		rc = cb_fail(err, "%s: seal does not hold: %s", root, first);
 	}
 	cb_verify_report_release(&rep);
+	return rc;
+}
+
+int cb_seal_signature(const char *root, const char *pub, char key[CB_SHA256_HEX], struct cb_err *err)
+{
+	struct cb_signature sig;
+	char *sig_path = cb_path_join(root, CB_SIG_FILE), *sums_path = cb_path_join(root, CB_SUMS_FILE);
+	char *text = NULL, *sums = NULL;
+	size_t len, sums_len;
+	struct stat st;
+	int rc = -1;
+
+	key[0] = '\0';
+	if (!sig_path || !sums_path) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	if (lstat(sig_path, &st) < 0) {
+		if (errno != ENOENT)
+			cb_fail(err, "%s: %s", sig_path, strerror(errno));
+		else if (pub)
+			cb_fail(err, "%s: not signed (no %s), and --key %s asks for a signature", root, CB_SIG_FILE, pub);
+		else
+			rc = 0;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cb_fail(err, "%s: %s, not a signature (never followed)", sig_path, cb_file_kind(st.st_mode));
+		goto out;
+	}
+	if (cb_read_file(sig_path, &text, &len, err) < 0 || cb_signature_parse(text, len, sig_path, &sig, err) < 0)
+		goto out;
+	if (pub && (cb_read_file(sums_path, &sums, &sums_len, err) < 0 ||
+		    cb_signature_check(&sig, sig_path, pub, sums, sums_len, err) < 0))
+		goto out;
+	memcpy(key, sig.key, CB_SHA256_HEX);
+	rc = 0;
+out:
+	free(text);
+	free(sums);
+	free(sig_path);
+	free(sums_path);
 	return rc;
 }
 

@@ -34,8 +34,10 @@ struct cb_known_digests {
 	void *ctx;
 };
 
-/* cb_seal, taking the digests known gives instead of hashing those files. */
-int cb_seal_known(const char *root, const struct cb_known_digests *known, struct cb_err *err);
+/* cb_seal_signed, taking the digests known gives instead of hashing those
+ * files. */
+int cb_seal_known(const char *root, const struct cb_known_digests *known, const char *key_path,
+		  struct cb_err *err);
 
 /* Remove write permission from a tree whose SHA256SUMS is already written
  * (finishes a seal that was interrupted). */
@@ -102,6 +104,14 @@ int cb_verify_or_fail(const char *root, struct cb_err *err);
 /* cb_verify_or_fail, showing the files to obs (see cb_verify_observer). */
 int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer *obs,
 			       struct cb_err *err);
+
+/* The signature of root's seal (SHA256SUMS.sig, docs/formats.md "Signed
+ * seal"). With pub (an Ed25519 public key, PEM) it must hold for that key:
+ * a missing one, another key's or one that does not hold fails. Without
+ * pub it is only read. key gets the fingerprint of the key that signed
+ * ("" when root is not signed). A SHA256SUMS.sig that is not a regular
+ * file (a symlink) is refused, never followed. */
+int cb_seal_signature(const char *root, const char *pub, char key[CB_SHA256_HEX], struct cb_err *err);
 
 /* Whether root holds a SHA256SUMS (is sealed). */
 int cb_is_sealed(const char *root);

@@ -10,13 +10,15 @@
 #include "fsutil.h"
 #include "jsonio.h"
 
-/* A decimal count of at most CB_SHARD_MAX, no sign or blank; -1 if not. */
+/* A decimal count of at most CB_SHARD_MAX, no sign, blank or leading zero
+ * (a shard has one name: "01/02" would be a second one for "1/2", which
+ * run.json and the merge compare as text); -1 if not. */
 static long long count_of(const char *s, size_t len)
 {
 	long long v = 0;
 	size_t i;
 
-	if (len == 0 || len > 5)
+	if (len == 0 || len > 5 || (s[0] == '0' && len > 1))
 		return -1;
 	for (i = 0; i < len; i++) {
 		if (s[i] < '0' || s[i] > '9')

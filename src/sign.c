@@ -1,9 +1,11 @@
 /* sign.c: Ed25519 signatures of SHA256SUMS through OpenSSL EVP (sign.h). */
 #include "sign.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -34,6 +36,20 @@ static void openssl_reason(char *out, size_t cap)
 	if (e)
 		ERR_error_string_n(e, out, cap);
 	ERR_clear_error();
+}
+
+/* A private key that group or others may read or write is no longer only
+ * its owner's: refused, as ssh refuses one, rather than used. */
+static int private_key_shared(const char *path, struct cb_err *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return cb_fail(err, "%s: %s", path, strerror(errno));
+	if (S_ISREG(st.st_mode) && (st.st_mode & 077))
+		return cb_fail(err, "%s: mode %04o: a private key must be its owner's alone (chmod 600 %s)", path,
+			       (unsigned)(st.st_mode & 07777), path);
+	return 0;
 }
 
 /* The key in path: private (want_private) or public, Ed25519 either way. */
@@ -71,6 +87,10 @@ static int load_key(const char *path, int want_private, EVP_PKEY **out, struct c
 	if (EVP_PKEY_id(k) != EVP_PKEY_ED25519) {
 		EVP_PKEY_free(k);
 		return cb_fail(err, "%s: not an Ed25519 key (openssl genpkey -algorithm ed25519 makes one)", path);
+	}
+	if (want_private && private_key_shared(path, err) < 0) {
+		EVP_PKEY_free(k);
+		return -1;
 	}
 	*out = k;
 	return 0;

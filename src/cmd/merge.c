@@ -15,20 +15,26 @@ static const char merge_about[] =
 	"wrote it, shards/<K>/ with each shard's campaign.json, run.json and\n"
 	"SHA256SUMS, a campaign receipt naming every shard with its host, device\n"
 	"and times, and the verdict matrix a serial run of the matrix gives; then\n"
-	"it is sealed. verify, reaccount and report read it like any run.\n"
+	"it is sealed. Anything in a shard that its deal does not name (another\n"
+	"task's folder, a file no run writes) is refused. With --key PUB.pem every\n"
+	"shard's signature (SHA256SUMS.sig) must hold for that key; each shard's\n"
+	"signature is kept in shards/<K>/, and --sign-key KEY.pem signs the merged\n"
+	"seal. verify, reaccount and report read it like any run.\n"
 	"Exit status: 0 when merged and sealed; 1 when refused (nothing written).";
 
 int cmd_merge(int argc, char **argv, struct cb_err *err)
 {
-	const char *output = NULL;
+	const char *output = NULL, *key = NULL, *sign_key = NULL;
 	int quiet = 0;
 	struct cb_args args = CB_ARGS_INIT;
 	const struct cb_opt opts[] = {
 		{ "output-root", CB_OPT_PATH, &output, "DIR", "the merged run root to create (required)" },
+		{ "key", CB_OPT_PATH, &key, "PUB.pem", "the public key every shard's signature must hold for" },
+		{ "sign-key", CB_OPT_PATH, &sign_key, "KEY.pem", "sign the merged seal with this Ed25519 private key (PEM)" },
 		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "no progress output" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
-	const struct cb_cmd_spec spec = { "merge", "SHARD_ROOT... --output-root DIR", merge_about, opts, 1,
+	const struct cb_cmd_spec spec = { "merge", "SHARD_ROOT... --output-root DIR [--key PUB.pem] [--sign-key KEY.pem]", merge_about, opts, 1,
 					  (size_t)-1 };
 	struct cb_merge_opts o;
 	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
@@ -39,7 +45,8 @@ int cmd_merge(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "--output-root is required");
 		rc = CB_EXIT_USAGE;
 	} else {
-		o = (struct cb_merge_opts){ args.pos, args.npos, output, quiet, argc, argv };
+		o = (struct cb_merge_opts){ .shards = args.pos, .nshards = args.npos, .output = output, .key = key,
+					    .sign_key = sign_key, .quiet = quiet, .argc = argc, .argv = argv };
 		rc = cb_merge(&o, err) < 0 ? CB_EXIT_FAIL : CB_EXIT_OK;
 	}
 	cb_args_release(&args);

@@ -6,6 +6,8 @@
 #include "cmd.h"
 #include "opts.h"
 #include "reaccount.h"
+#include "seal.h"
+#include "sign.h"
 
 static const char reaccount_about[] =
 	"Re-account a sealed run under a new measured launch floor: re-read each\n"
@@ -19,8 +21,9 @@ static const char reaccount_about[] =
 	"becomes X (no round-b evidence). With --scope time:P instead of --floor,\n"
 	"a variant counts when it holds at least P % of its cell's GPU time in the\n"
 	"profiled replays of round a (kernels.jsonl), and the command says which\n"
-	"tasks count as they were sealed. Writes DIR/derived.json, DIR/matrix.csv\n"
-	"and DIR/matrix.md.";
+	"tasks count as they were sealed. With --key PUB.pem the seal's signature\n"
+	"must hold for that key, as `caliber verify --key` checks it. Writes\n"
+	"DIR/derived.json, DIR/matrix.csv and DIR/matrix.md.";
 
 /* The tasks whose topology under a scope by time differs from the sealed one. */
 static void print_counts(const struct cb_reaccount *ra, const char *scope)
@@ -42,10 +45,10 @@ static void print_counts(const struct cb_reaccount *ra, const char *scope)
 
 int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 {
-	struct cb_reaccount ra;
+	struct cb_reaccount ra = { 0 };
 	struct cb_scope scope = { 0, -1, 0 };
-	const char *output = NULL, *time_scope = NULL;
-	char name[64];
+	const char *output = NULL, *time_scope = NULL, *key = NULL;
+	char name[64], fp[CB_SHA256_HEX];
 	struct cb_args args = CB_ARGS_INIT;
 	size_t i;
 	const struct cb_opt opts[] = {
@@ -53,9 +56,10 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 		{ "scope", CB_OPT_STR, &time_scope, "time:P",
 		  "instead of --floor: count the variants holding at least P % of their cell's GPU time" },
 		{ "output", CB_OPT_PATH, &output, "DIR", "where the derived run goes (required, outside RUN)" },
+		{ "key", CB_OPT_PATH, &key, "PUB.pem", "the public key the seal's signature must hold for" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
-	const struct cb_cmd_spec spec = { "reaccount", "RUN_ROOT (--floor N | --scope time:P) --output DIR",
+	const struct cb_cmd_spec spec = { "reaccount", "RUN_ROOT (--floor N | --scope time:P) --output DIR [--key PUB.pem]",
 					  reaccount_about, opts, 1, 1 };
 	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
 
@@ -72,6 +76,15 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	}
 	cb_scope_name(&scope, name, sizeof(name));
 	rc = CB_EXIT_FAIL;
+	/* A key that cannot be read is a bad command, found before the work. */
+	if (key && cb_key_fingerprint(key, fp, err) < 0) {
+		cb_prefix(err, "--key");
+		goto out;
+	}
+	if (key && cb_seal_signature(args.pos[0], key, fp, err) < 0)
+		goto out;
+	if (key)
+		printf("signature: holds, key sha256:%s (%s)\n", fp, key);
 	if (cb_reaccount(args.pos[0], output, &scope, &ra, err) < 0) {
 		if (ra.diff[0])
 			printf("equivalence: fails: %s\n", ra.diff);

@@ -47,7 +47,8 @@ static const char run_about[] =
 	"order); caliber merge joins the shards. --devices LIST runs one shard per\n"
 	"listed device in parallel, each a caliber run of its own pinned through the\n"
 	"backend's visibility variable and preflighted on its device (all before any\n"
-	"starts), into OUTPUT.shards/<K>, and merges them into --output-root.\n"
+	"starts), into OUTPUT.shards/<K>, and merges them into --output-root (with\n"
+	"--sign-key every shard and the merged run are signed).\n"
 	"--prescreen: after correctness passed in every cell, a compile-only pass of\n"
 	"the benchmark rows (phase screen: each row called as its warm-up calls it,\n"
 	"nothing timed) in every cell; a task whose launched kernels are then\n"
@@ -158,8 +159,6 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	} else if (devices && (shard || device || preflight_only)) {
 		cb_fail(err, "--devices deals the shards and pins their devices itself: no --%s with it",
 			shard ? "shard" : device ? "device" : "preflight-only");
-	} else if (devices && sign_key) {
-		cb_fail(err, "--devices: merge does not sign; sign the shards (run --shard K/N --sign-key) and merge them");
 	} else {
 		o = (struct cb_run_opts){ .manifest = manifest, .matrix = matrix, .build_root = build_root,
 					  .corpus = corpus, .output = output, .worker = worker, .backends = backends,

@@ -25,7 +25,7 @@ int cmd_slurm(int argc, char **argv, struct cb_err *err)
 	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL, *job = NULL;
 	const char *worker = NULL, *backends = NULL, *python = NULL, *isolate = NULL, *partition = NULL,
 		   *resource = "gpu";
-	long long shards = LLONG_MIN, parallel = 0;   /* LLONG_MIN: --shards not given */
+	long long shards = LLONG_MIN, parallel = LLONG_MIN;   /* LLONG_MIN: not given */
 	int allow_dirty = 0, rc;
 	struct cb_args args = CB_ARGS_INIT;
 	const struct cb_opt opts[] = {
@@ -57,7 +57,7 @@ int cmd_slurm(int argc, char **argv, struct cb_err *err)
 	rc = CB_EXIT_USAGE;
 	if (!manifest || !matrix || !build_root || !corpus || !output || shards == LLONG_MIN || !job)
 		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus, --output-root, --shards and -o are required");
-	else if (shards < 1 || parallel < 0)
+	else if (shards < 1 || (parallel != LLONG_MIN && parallel < 1))
 		cb_fail(err, "--%s: '%lld' is not a count >= 1", shards < 1 ? "shards" : "parallel",
 			shards < 1 ? shards : parallel);
 	else if (strcmp(resource, "gpu") != 0 && strcmp(resource, "cpu") != 0)
@@ -66,7 +66,8 @@ int cmd_slurm(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "--isolate: the only unit is 'task'");
 	else {
 		o = (struct cb_slurm_opts){ manifest, matrix, build_root, corpus, output, worker, backends, python,
-					    isolate != NULL, allow_dirty, (size_t)shards, (size_t)parallel, partition,
+					    isolate != NULL, allow_dirty, (size_t)shards,
+					    parallel == LLONG_MIN ? 0 : (size_t)parallel, partition,
 					    strcmp(resource, "cpu") == 0, job };
 		rc = cb_slurm_write(&o, err) < 0 ? CB_EXIT_FAIL : CB_EXIT_OK;
 		if (rc == CB_EXIT_OK)

@@ -2,10 +2,8 @@
  * run root checked again: every file that changed, is missing or is extra,
  * the seal's own digest, and with --key its signature. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cmd.h"
-#include "fsutil.h"
 #include "opts.h"
 #include "seal.h"
 #include "sign.h"
@@ -18,46 +16,20 @@ static void print_list(const char *what, char **v, size_t n)
 		printf("%s: %s\n", what, v[i]);
 }
 
-/* The signature of root's seal: without pub, only said to be there (or
- * not); with pub, checked, and a missing or bad one fails. Prints one
- * "signature: ..." line when there is something to say. */
+/* The signature of root's seal (cb_seal_signature), said in one
+ * "signature: ..." line when there is one: checked with pub, only named
+ * without. */
 static int check_signature(const char *root, const char *pub, struct cb_err *err)
 {
-	struct cb_signature sig;
-	char *sig_path = cb_path_join(root, CB_SIG_FILE), *sums_path = cb_path_join(root, CB_SUMS_FILE);
-	char *text = NULL, *sums = NULL, fp[CB_SHA256_HEX];
-	size_t len, sums_len;
-	int rc = -1;
+	char key[CB_SHA256_HEX];
 
-	if (!sig_path || !sums_path) {
-		cb_fail(err, "out of memory");
-		goto out;
-	}
-	if (!cb_exists(sig_path)) {
-		if (pub)
-			cb_fail(err, "%s: not signed (no %s), and --key %s asks for a signature", root, CB_SIG_FILE, pub);
-		else
-			rc = 0;
-		goto out;
-	}
-	if (cb_read_file(sig_path, &text, &len, err) < 0 || cb_signature_parse(text, len, sig_path, &sig, err) < 0)
-		goto out;
-	if (!pub) {
-		printf("signature: %s by key sha256:%s, not checked (--key PUB.pem checks it)\n", CB_SIG_FILE, sig.key);
-		rc = 0;
-		goto out;
-	}
-	if (cb_read_file(sums_path, &sums, &sums_len, err) < 0 ||
-	    cb_signature_check(&sig, sig_path, pub, sums, sums_len, err) < 0 || cb_key_fingerprint(pub, fp, err) < 0)
-		goto out;
-	printf("signature: holds, key sha256:%s (%s)\n", fp, pub);
-	rc = 0;
-out:
-	free(text);
-	free(sums);
-	free(sig_path);
-	free(sums_path);
-	return rc;
+	if (cb_seal_signature(root, pub, key, err) < 0)
+		return -1;
+	if (pub)
+		printf("signature: holds, key sha256:%s (%s)\n", key, pub);
+	else if (key[0])
+		printf("signature: %s by key sha256:%s, not checked (--key PUB.pem checks it)\n", CB_SIG_FILE, key);
+	return 0;
 }
 
 static const char verify_about[] =
@@ -65,7 +37,9 @@ static const char verify_about[] =
 	"hashed again. Prints each file that changed, is missing or is extra, every\n"
 	"symlink and special file (never followed), and for a run sealed in format\n"
 	"2 (with SEAL) every folder that was not there when it was sealed and\n"
-	"whether lines were removed from SHA256SUMS. Then the seal's own digest\n"
+	"whether lines were removed from SHA256SUMS; a run sealed in format 1\n"
+	"(no SEAL) holds only when its run.json names calibers from before SEAL\n"
+	"existed (else SEAL was deleted with its line). Then the seal's own digest\n"
 	"(SHA-256 of SHA256SUMS): record it elsewhere to anchor the run. With --key\n"
 	"PUB.pem (an Ed25519 public key, PEM) the signature SHA256SUMS.sig that\n"
 	"`caliber run --sign-key` wrote must hold for that key. Exit 0 when the seal\n"

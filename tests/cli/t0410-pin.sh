@@ -148,3 +148,11 @@ test_expect_success 'the README templates of campaigns/my-change pin with one --
 		--cell mine=mine/triton --corpus fg $DIRTY >/dev/null &&
 	grep -q "\"PYTHONPATH\": \"{corpus}/src\"" fg.json
 '
+
+test_expect_success 'a cell build at the file system'"'"'s root is refused before anything is digested, and nothing is written' '
+	for root in / /.. //; do
+		printf "%s\n" "caliber: pin: $D/manifest.in.json: cells[2].compiler (cell candidate): '"'"'/'"'"' is the file system'"'"'s root, not a build'"'"'s folder" >want &&
+		expect_refusal 1 want timeout 20 $CALIBER pin "$D/manifest.in.json" -o manifest.json --compiler "$D/compiler" --corpus "$D/corpus" \
+			--cell candidate=$root $DIRTY && test ! -e manifest.json || exit 1
+	done
+'

@@ -49,3 +49,16 @@ test_expect_success 'no plugin list is spelled out outside plan.c (the seeds dri
 		"$CALIBER_ROOT/scripts" "$CALIBER_ROOT/tests/device" "$CALIBER_ROOT/ops" "$CALIBER_ROOT/examples" |
 		grep -v "^$CALIBER_ROOT/src/plan.c:"
 '
+
+test_expect_success 'a visibility_env that is no variable name is refused, naming the file and the field' '
+	mkdir b && sed "s/\"visibility_env\": \"CALIBER_TEST_VISIBLE_DEVICES\"/\"visibility_env\": \"X:-0}\$(touch PWNED) #\"/" "$tb/cpu.json" >b/cpu.json &&
+	printf "%s\n" "caliber: plan: $PWD/b/cpu.json: visibility_env: '"'"'X:-0}\$(touch PWNED) #'"'"' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)" >want &&
+	expect_refusal 1 want $CALIBER plan --backend cpu --backends "$PWD/b" && test ! -e PWNED &&
+	for v in 1GPU "" "A B" "A-B"; do
+		sed "s/\"visibility_env\": \"CALIBER_TEST_VISIBLE_DEVICES\"/\"visibility_env\": \"$v\"/" "$tb/cpu.json" >b/cpu.json &&
+		printf "%s\n" "caliber: plan: $PWD/b/cpu.json: visibility_env: '"'"'$v'"'"' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)" >want &&
+		expect_refusal 1 want $CALIBER plan --backend cpu --backends "$PWD/b" || exit 1
+	done &&
+	sed "s/\"visibility_env\": \"CALIBER_TEST_VISIBLE_DEVICES\"/\"visibility_env\": \"_X9\"/" "$tb/cpu.json" >b/cpu.json &&
+	$CALIBER plan --backend cpu --backends "$PWD/b" >/dev/null
+'

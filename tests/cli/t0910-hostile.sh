@@ -89,6 +89,12 @@ test_expect_success 'a reply that echoes another request id is a harness failure
 	grep -q "\"fresh\": true" out-wrongid/tasks/same/cells/correctness-candidate/cell.json
 '
 
+test_expect_success 'a reply that echoes the request id under another task is a harness failure of that cell' '
+	eval "$setup$hostile" &&
+	survives wrongtask gain gain X,harness-failure a-candidate error \
+		"a reply to request .gain/a/candidate/2. whose task is not the request.s: a forged reply: .*gain0"
+'
+
 test_expect_success 'a reply without the request id is a harness failure' '
 	eval "$setup$hostile" &&
 	survives noid gain gain X,harness-failure a-candidate error "a reply without the request.s id .gain/a/candidate/2."
@@ -220,6 +226,6 @@ fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys
 test_expect_success 'every hostile-worker mode survived' '
 	n=$(ls "$(dirname "$T")" | grep -c "^survived\.") &&
 	echo "$n hostile-worker modes survived" >"$(dirname "$T")/count" &&
-	test "$n" -eq 13
+	test "$n" -eq 14
 '
 if [ -f "$T/count" ]; then echo "# $(cat "$T/count")"; fi

@@ -97,3 +97,35 @@ test_expect_success 'a line listed twice in SHA256SUMS is named as listed twice'
 	printf "caliber: verify: @CWD@/S/SHA256SUMS:%s: campaign.json is listed twice (first on line %s)\n" $n $first >want &&
 	expect_refusal 1 want $CALIBER verify S
 '
+
+# with_run_json COMMIT: S sealed again with a run.json whose one invocation
+# was made by caliber COMMIT; downgrade: SEAL deleted with its line.
+helpers='
+with_run_json() {
+	chmod -R u+w S && rm S/SHA256SUMS S/SEAL &&
+	printf "{\"caliber\": {\"commit\": \"%s\", \"version\": \"0.1.0\"}, \"invocations\": [{\"caliber_commit\": \"%s\"}], \"schema\": \"caliber.run/1\"}\n" "$1" "$1" >S/run.json &&
+	"$CALIBER_TOOLS/cbtest" seal S
+}
+downgrade() {
+	chmod -R u+w S && rm S/SEAL && grep -v "  SEAL\$" S/SHA256SUMS >sums && cat sums >S/SHA256SUMS
+}
+'
+export helpers
+
+test_expect_success 'SEAL deleted with its line is refused when run.json names a caliber that writes SEAL' '
+	eval "$helpers" && "$CALIBER_TOOLS/cbtest" mkrun "$spec" S && with_run_json "$commit" && downgrade &&
+	printf "%s\n" "caliber: verify: $PWD/S: seal does not hold: 0 changed, 0 missing, 0 extra, 0 symlinks, 0 special files; SHA256SUMS lists no SEAL (format 1), but run.json names caliber $commit, which seals in format 2: SEAL was removed with its line" >want &&
+	expect_refusal 6 want $CALIBER verify S &&
+	grep -qx "seal: format 1, SHA256SUMS sha256 $(sha256sum <S/SHA256SUMS | cut -c1-64)" "$T/.out" &&
+	printf "%s\n" "caliber: reaccount: $PWD/S: seal does not hold: SHA256SUMS lists no SEAL (format 1), but run.json names caliber $commit, which seals in format 2: SEAL was removed with its line" >want &&
+	expect_refusal 1 want $CALIBER reaccount S --floor 0 --output d && test ! -e d
+'
+
+test_expect_success 'a format 1 seal holds when run.json names only calibers from before SEAL, and is refused without run.json' '
+	eval "$helpers" && "$CALIBER_TOOLS/cbtest" mkrun "$spec" S &&
+	with_run_json 7b546bce9fece020b61da5b6f9f4c8522de30457+dirty && downgrade &&
+	$CALIBER verify S >out && grep -qx "verify: $PWD/S: seal holds (162 files)" out && grep -q "^seal: format 1, " out &&
+	rm S/run.json && grep -v "  run.json\$" S/SHA256SUMS >sums && cat sums >S/SHA256SUMS &&
+	printf "%s\n" "caliber: verify: $PWD/S: seal does not hold: 0 changed, 0 missing, 0 extra, 0 symlinks, 0 special files; SHA256SUMS lists no SEAL (format 1) and no run.json: only a run sealed by a caliber from before SEAL is format 1, and its run.json says which" >want &&
+	expect_refusal 6 want $CALIBER verify S
+'

@@ -124,3 +124,34 @@ test_expect_success 'verify --key round trip: signed at run, holds for its key, 
 	printf "%s\n" "caliber: verify: $PWD/clone/run/SHA256SUMS.sig: SHA256SUMS changed since it was signed (signed sha256:$d, now sha256:$now)" >want &&
 	expect_refusal 6 want $CALIBER verify clone/run --key pub.pem
 '
+
+test_expect_success 'reaccount --key checks the signature as verify --key does' '
+	eval "$setup" && keys && signed_run --sign-key key.pem --quiet >/dev/null &&
+	$CALIBER reaccount out --floor 0 --output d1 --key pub.pem >got &&
+	head -1 got | grep -qx "signature: holds, key sha256:$(fp pub.pem) ($PWD/pub.pem)" &&
+	grep -q "^equivalence: holds" got && test -f d1/derived.json &&
+	printf "%s\n" "caliber: reaccount: $PWD/out/SHA256SUMS.sig: signed by key sha256:$(fp pub.pem), not by $PWD/otherpub.pem (key sha256:$(fp otherpub.pem))" >want &&
+	expect_refusal 1 want $CALIBER reaccount out --floor 0 --output d2 --key otherpub.pem && test ! -e d2 &&
+	printf "%s\n" "caliber: reaccount: --key: $PWD/key.pem: a private key; verify takes the public one (openssl pkey -in KEY -pubout)" >want &&
+	expect_refusal 1 want $CALIBER reaccount out --floor 0 --output d2 --key key.pem && test ! -e d2 &&
+	chmod u+w out && mv out/SHA256SUMS.sig sig &&
+	printf "%s\n" "caliber: reaccount: $PWD/out: not signed (no SHA256SUMS.sig), and --key $PWD/pub.pem asks for a signature" >want &&
+	expect_refusal 1 want $CALIBER reaccount out --floor 0 --output d2 --key pub.pem && test ! -e d2
+'
+
+test_expect_success 'SHA256SUMS.sig as a symlink is named and never followed' '
+	eval "$setup" && keys && signed_run --sign-key key.pem --quiet >/dev/null &&
+	chmod u+w out && mv out/SHA256SUMS.sig real.sig && ln -s "$PWD/real.sig" out/SHA256SUMS.sig &&
+	printf "%s\n" "caliber: verify: $PWD/out: seal does not hold: 0 changed, 0 missing, 0 extra, 1 symlinks, 0 special files" >want &&
+	expect_refusal 6 want $CALIBER verify out --key pub.pem &&
+	grep -qx "symlink: SHA256SUMS.sig -> $PWD/real.sig" "$T/.out" &&
+	grep -qx "signature: $PWD/out/SHA256SUMS.sig: a symlink, not a signature (never followed)" "$T/.out" &&
+	printf "%s\n" "caliber: reaccount: $PWD/out/SHA256SUMS.sig: a symlink, not a signature (never followed)" >want &&
+	expect_refusal 1 want $CALIBER reaccount out --floor 0 --output d --key pub.pem && test ! -e d
+'
+
+test_expect_success 'a private key that group or others can read is refused before any work' '
+	eval "$setup" && keys && chmod 644 key.pem &&
+	printf "%s\n" "caliber: run: --sign-key: $PWD/key.pem: mode 0644: a private key must be its owner'"'"'s alone (chmod 600 $PWD/key.pem)" >want &&
+	expect_refusal 2 want signed_run --sign-key key.pem && test ! -e out
+'

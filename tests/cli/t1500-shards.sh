@@ -114,7 +114,7 @@ test_expect_success 'a shard resumes with --resume like any run; a resume as ano
 
 test_expect_success 'a bad --shard is a usage error; more shards than tasks is refused by binding; nothing is written' '
 	eval "$setup" && make_frozen &&
-	for s in 0/3 4/3 3 a/b 1/0 1/4097 "1/ 2"; do
+	for s in 0/3 4/3 3 a/b 1/0 1/4097 "1/ 2" 01/02 1/03; do
 		printf "caliber: run: --shard: '"'"'%s'"'"' is not K/N with 1 <= K <= N <= 4096\n" "$s" >want
 		expect_refusal 2 want $CALIBER run --manifest frozen/cpu-test-canary/manifest.json \
 			--task-matrix frozen/cpu-test-canary/task-matrix.json --build-root "$D/compiler" --corpus "$D/corpus" \
@@ -207,3 +207,47 @@ test_expect_success 'a folder that holds nothing in a shard is in the merged run
 	test -d merged/tasks/gain/cells/a-off/ir/EMPTY && test -z "$(ls merged/tasks/gain/cells/a-off/ir/EMPTY)" &&
 	test -d merged/interrupted/flat-1/cells && $CALIBER verify merged >/dev/null
 '
+
+test_expect_success 'merge refuses anything in a shard that its deal does not name: a task folder, an interrupted one, a file at the top' '
+	eval "$setup" && make_frozen && shards canary 2 s &&
+	for extra in tasks/zz-evil/cells/a-off interrupted/zz-evil-1 notes.txt tasks/slow-1; do
+		rm -rf evil && cp -R s2 evil && chmod -R u+w evil && rm evil/SHA256SUMS evil/SEAL &&
+		case $extra in *.txt) echo planted >evil/$extra ;; *) mkdir -p evil/$extra && echo planted >evil/$extra/f ;; esac &&
+		$CALIBER_TOOLS/cbtest seal evil && $CALIBER verify evil >/dev/null &&
+		case $extra in *.txt) what=$extra ;; *) what=${extra%%/cells*}/ ;; esac &&
+		echo "caliber: merge: @CWD@/evil: shard 2/2 holds $what, which its deal does not name" >want &&
+		expect_refusal 1 want $CALIBER merge s1 evil --output-root out && test ! -e out &&
+		test -z "$(ls -d out* 2>/dev/null)" || exit 1
+	done
+'
+
+if command -v openssl >/dev/null 2>&1; then
+	test_expect_success 'merge --key checks every shard'"'"'s signature and keeps it in shards/K/; --sign-key signs the merged seal' '
+		eval "$setup" && make_frozen &&
+		openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null && openssl pkey -in key.pem -pubout -out pub.pem &&
+		openssl genpkey -algorithm ed25519 -out other.pem 2>/dev/null && openssl pkey -in other.pem -pubout -out otherpub.pem &&
+		fp=$(openssl pkey -pubin -in pub.pem -outform DER | sha256sum | cut -c1-64) &&
+		for k in 1 2; do run canary s$k --worker "python3 $W/replay.py $D" --shard $k/2 --sign-key key.pem --quiet >/dev/null || exit 1; done &&
+		$CALIBER merge s1 s2 --output-root merged --key pub.pem --sign-key key.pem >stdout &&
+		printf "%s\n" "merge: shard 1/2: signature holds, key sha256:$fp" "merge: shard 2/2: signature holds, key sha256:$fp" >want &&
+		head -2 stdout | cmp want - &&
+		cmp s1/SHA256SUMS.sig merged/shards/1/SHA256SUMS.sig && cmp s2/SHA256SUMS.sig merged/shards/2/SHA256SUMS.sig &&
+		$CALIBER verify merged --key pub.pem | grep -qx "signature: holds, key sha256:$fp ($PWD/pub.pem)" &&
+		$CALIBER verify s1 --key pub.pem >/dev/null &&
+		echo "caliber: merge: shard 1/2: @CWD@/s1/SHA256SUMS.sig: signed by key sha256:$fp, not by @CWD@/otherpub.pem (key sha256:$(openssl pkey -pubin -in otherpub.pem -outform DER | sha256sum | cut -c1-64))" >want &&
+		expect_refusal 1 want $CALIBER merge s1 s2 --output-root out --key otherpub.pem && test ! -e out &&
+		run canary u2 --worker "python3 $W/replay.py $D" --shard 2/2 --quiet >/dev/null &&
+		echo "caliber: merge: shard 2/2: @CWD@/u2: not signed (no SHA256SUMS.sig), and --key @CWD@/pub.pem asks for a signature" >want &&
+		expect_refusal 1 want $CALIBER merge s1 u2 --output-root out --key pub.pem && test ! -e out &&
+		$CALIBER merge s1 u2 --output-root unsigned --quiet && test ! -e unsigned/SHA256SUMS.sig &&
+		test -f unsigned/shards/1/SHA256SUMS.sig && test ! -e unsigned/shards/2/SHA256SUMS.sig &&
+		chmod u+w u2 && ln -s "$PWD/s2/SHA256SUMS.sig" u2/SHA256SUMS.sig &&
+		echo "caliber: merge: shard 2/2: @CWD@/u2/SHA256SUMS.sig: a symlink, not a signature (never followed)" >want &&
+		expect_refusal 1 want $CALIBER merge s1 u2 --output-root out && test ! -e out &&
+		chmod 644 key.pem &&
+		echo "caliber: merge: --sign-key: @CWD@/key.pem: mode 0644: a private key must be its owner'"'"'s alone (chmod 600 @CWD@/key.pem)" >want &&
+		expect_refusal 1 want $CALIBER merge s1 s2 --output-root out --sign-key key.pem && test ! -e out
+	'
+else
+	test_skip 'merge --key checks every shard'"'"'s signature and keeps it in shards/K/; --sign-key signs the merged seal' 'no openssl command here (make deps installs it)'
+fi

@@ -64,6 +64,10 @@ test_expect_success 'a bad device list, or --devices with --shard, is a usage er
 		esac
 		expect_refusal 2 want dev out --devices "$l" || exit 1
 	done &&
+	for l in -1 0,-1 .0; do
+		printf "caliber: run: --devices: '"'"'%s'"'"' is not a device (it starts with a letter or digit)\n" "${l#0,}" >want
+		expect_refusal 2 want dev out --devices "$l" || exit 1
+	done &&
 	echo "caliber: run: --devices deals the shards and pins their devices itself: no --shard with it" >want &&
 	expect_refusal 2 want dev out --devices 0,1 --shard 1/2 &&
 	test ! -e out && test ! -e out.shards
@@ -114,3 +118,18 @@ test_expect_success 'a Ctrl-C (SIGINT) to caliber reaches every shard; --resume 
 	test ! -e out && test ! -e out.shards/1/SHA256SUMS &&
 	dev out --devices 0,1 --resume --quiet && cmp serial/matrix.csv out/matrix.csv
 '
+
+if command -v openssl >/dev/null 2>&1; then
+	test_expect_success '--devices --sign-key signs every shard and the merged run, which keeps each shard'"'"'s signature' '
+		eval "$setup" && make_frozen &&
+		openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null && openssl pkey -in key.pem -pubout -out pub.pem &&
+		fp=$(openssl pkey -pubin -in pub.pem -outform DER | sha256sum | cut -c1-64) &&
+		dev out --devices 0,1 --sign-key key.pem --quiet >/dev/null &&
+		for r in out out.shards/1 out.shards/2; do
+			$CALIBER verify $r --key pub.pem | grep -qx "signature: holds, key sha256:$fp ($PWD/pub.pem)" || exit 1
+		done &&
+		cmp out.shards/1/SHA256SUMS.sig out/shards/1/SHA256SUMS.sig && cmp out.shards/2/SHA256SUMS.sig out/shards/2/SHA256SUMS.sig
+	'
+else
+	test_skip '--devices --sign-key signs every shard and the merged run, which keeps each shard'"'"'s signature' 'no openssl command here (make deps installs it)'
+fi

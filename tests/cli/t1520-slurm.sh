@@ -70,9 +70,34 @@ test_expect_success 'caliber slurm refuses more shards than tasks, a bad count o
 	expect_refusal 2 want slurm_job runs/c --shards 0 -o job.sh &&
 	echo "caliber: slurm: --parallel: '"'"'-1'"'"' is not a count >= 1" >want &&
 	expect_refusal 2 want slurm_job runs/c --shards 2 --parallel -1 -o job.sh &&
+	echo "caliber: slurm: --parallel: '"'"'0'"'"' is not a count >= 1" >want &&
+	expect_refusal 2 want slurm_job runs/c --shards 2 --parallel 0 -o job.sh &&
 	echo "caliber: slurm: --resource: '"'"'tpu'"'"' is not gpu or cpu" >want &&
 	expect_refusal 2 want slurm_job runs/c --shards 2 --resource tpu -o job.sh &&
 	echo "caliber: slurm: --manifest, --task-matrix, --build-root, --corpus, --output-root, --shards and -o are required" >want &&
 	expect_refusal 2 want slurm_job runs/c --shards 2 &&
 	test ! -e job.sh && test ! -e runs
+'
+
+test_expect_success 'a visibility_env that is no variable name is refused by prepare, run and slurm: it never reaches a job script' '
+	eval "$setup" && make_frozen && mkdir evil &&
+	python3 -c "
+import json, sys
+b = json.load(open(sys.argv[1]))
+b[\"visibility_env\"] = \"X:-0}\$(touch PWNED) #\"
+open(\"evil/cpu.json\", \"w\").write(json.dumps(b, indent=2))" "$CALIBER_ROOT/tests/backends/cpu.json" &&
+	bad="$PWD/evil/cpu.json: visibility_env: '"'"'X:-0}\$(touch PWNED) #'"'"' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)" &&
+	echo "caliber: slurm: $bad" >want &&
+	expect_refusal 1 want $CALIBER slurm --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
+		--build-root "$D/compiler" --corpus "$D/corpus" --output-root "$PWD/runs/c" --backends "$PWD/evil" \
+		--python $PY $DIRTY --worker "python3 $W/replay.py $D" --shards 2 -o job.sh &&
+	test ! -e job.sh && test ! -e runs &&
+	echo "caliber: prepare: $PWD/manifest.json: device.backend: $bad" >want &&
+	expect_refusal 1 want $CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root f2 --backends "$PWD/evil" &&
+	test ! -e f2 &&
+	echo "caliber: run: $bad" >want &&
+	expect_refusal 1 want env TMPDIR=$T $CALIBER run --manifest frozen/cpu-test-canary/manifest.json --task-matrix frozen/cpu-test-canary/task-matrix.json \
+		--build-root "$D/compiler" --corpus "$D/corpus" --output-root out --backends "$PWD/evil" \
+		--python $PY $DIRTY --worker "python3 $W/replay.py $D" &&
+	test ! -e out && test ! -e PWNED
 '

@@ -130,3 +130,25 @@ test_expect_success '--help says what it shows and how kernels are matched' '
 	grep -q "matched across cells by kernel name and variant" help &&
 	$CALIBER --help | grep -q "^  diff "
 '
+
+# resealed: the run's seal made again after a worker's file was edited.
+resealed='
+resealed() { chmod -R u+w run && rm run/SHA256SUMS run/SEAL && "$CALIBER_TOOLS/cbtest" seal run; }
+'
+export resealed
+
+test_expect_success 'terminal escape bytes in a TTGIR location name are shown escaped, never passed to the terminal' '
+	eval "$resealed" && "$CALIBER_TOOLS/cbtest" mkrun "$spec" run && chmod -R u+w run &&
+	sed -i "s/loc(\"acc\"(/loc(\"acc\\x1b]0;pwned\\x07\\x1b[31mRED\\xc2\\x9b2J\"(/g" run/tasks/softmax_rows/cells/a-candidate/ir/ATTN/_attention_fwd_kernel.ttgir &&
+	resealed && $CALIBER diff run softmax_rows >out &&
+	grep -qxF "               candidate at ops/caliber_ops/attention.py:40:49 (acc\\x1b]0;pwned\\x07\\x1b[31mRED\\xc2\\x9b2J)" out &&
+	! grep -q "$(printf "\\033")" out && ! grep -q "$(printf "\\007")" out
+'
+
+test_expect_success 'a TTGIR that does not count what its receipt sealed is refused (an emptied candidate TTGIR)' '
+	eval "$resealed" && "$CALIBER_TOOLS/cbtest" mkrun "$spec" run && chmod -R u+w run &&
+	: >run/tasks/softmax_rows/cells/a-candidate/ir/ATTN/_attention_fwd_kernel.ttgir && resealed &&
+	echo "caliber: diff: task softmax_rows: its TTGIR counts 4/4/0, its receipt (tasks/softmax_rows/task.json) sealed 4/4/2: the IR is not what was accounted" >want &&
+	expect_refusal 1 want $CALIBER diff run softmax_rows &&
+	expect_refusal 1 want $CALIBER diff run
+'

@@ -59,3 +59,46 @@ test_expect_success 'refusals: not a run, a seal that does not hold, a bad forma
 	printf "caliber: compare: usage: caliber compare RUN_A RUN_B [--format text|json]\n" >want &&
 	expect_refusal 2 want $CALIBER compare "$runs/canary"
 '
+
+# edited RUN DIR PY: a copy of the committed RUN in DIR, its receipts edited
+# by the Python statements PY (j: the task receipt of softmax_rows, c: the
+# campaign receipt) and sealed again.
+edit='
+edited() {
+	cp -R "$runs/$1" "$2" && chmod -R u+w "$2" && rm -f "$2/SHA256SUMS" "$2/SEAL" &&
+	python3 - "$2" "$3" <<-\PY &&
+	import json, sys
+	root, code = sys.argv[1], sys.argv[2]
+	tp, cp = f"{root}/tasks/softmax_rows/task.json", f"{root}/campaign.json"
+	j, c = json.load(open(tp)), json.load(open(cp))
+	exec(code)
+	for p, d in ((tp, j), (cp, c)):
+	    open(p, "w").write(json.dumps(d, indent=2, sort_keys=True) + "\n")
+	PY
+	"$CALIBER_TOOLS/cbtest" seal "$2"
+}
+'
+export edit
+
+test_expect_success 'extreme ppm (LLONG_MIN, LLONG_MAX) in a receipt: compare and report print them, saturated, without overflow' '
+	eval "$edit" &&
+	edited canary ext "j[\"orders\"][\"a\"].update(speedup_ppm=-2**63, aa_lo_ppm=-2**63, aa_hi_ppm=2**63 - 1)" &&
+	$CALIBER compare "$runs/canary-2026-11-29" ext >out &&
+	grep -qx "  round a -0.13% -> -922337203685477.58% (-922337203685477.58%; A/A bands 0.25% / 922337203685477.58%: within the noise)" out &&
+	$CALIBER compare ext ext --format json >out.json &&
+	python3 -c "import json, sys; t = [t for t in json.load(open(sys.argv[1]))[\"tasks\"] if t[\"task\"] == \"softmax_rows\"][0]; assert t[\"moves\"][\"a\"][\"move_ppm\"] == 0 and t[\"a\"][\"orders\"][\"a\"][\"band_ppm\"] == 2**63 - 1, t" out.json &&
+	$CALIBER report ext >report.txt && grep -q "922337203685477.58%" report.txt
+'
+
+test_expect_success 'a speedup_ppm that is not an integer is refused, naming the file and field' '
+	eval "$edit" && edited canary str "j[\"orders\"][\"a\"][\"speedup_ppm\"] = \"539\"" &&
+	printf "caliber: compare: @CWD@/str/tasks/softmax_rows/task.json: orders.a.speedup_ppm: expected an integer, got string\n" >want &&
+	expect_refusal 1 want $CALIBER compare "$runs/canary" str
+'
+
+test_expect_success 'a campaign receipt that lists a task twice is refused' '
+	eval "$edit" && edited canary dup "c[\"tasks\"].append(c[\"tasks\"][0])" &&
+	n=$(python3 -c "import json; print(len(json.load(open(\"dup/campaign.json\"))[\"tasks\"]) - 1)") &&
+	printf "caliber: compare: @CWD@/dup/campaign.json: tasks[%s]: '"'"'sum_cols'"'"' is listed twice\n" $n >want &&
+	expect_refusal 1 want $CALIBER compare "$runs/canary" dup
+'

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,9 @@ static void percent_from_ppm(void **state)
 	static const struct { long long ppm; const char *want; } cases[] = {
 		{ 0, "+0.00%" }, { 52341, "+5.23%" }, { 52350, "+5.24%" }, { -30000, "-3.00%" },
 		{ -49, "+0.00%" }, { -50, "-0.01%" }, { -5000, "-0.50%" }, { 1234567, "+123.46%" },
+		/* any figure a receipt may hold, without overflow (UBSan) */
+		{ LLONG_MAX, "+922337203685477.58%" }, { LLONG_MIN, "-922337203685477.58%" },
+		{ LLONG_MIN + 1, "-922337203685477.58%" },
 	};
 	char out[32];
 	size_t i;

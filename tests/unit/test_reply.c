@@ -38,6 +38,18 @@ static const struct {
 	  "malformed reply (error is not a string): {\"exit\": 0, \"error\": 1, \"id\": \"gain/a/candidate/2\"}" },
 	{ "{\"exit\": 0, \"exit\": 1, \"id\": \"" WANT "\"}", 0, 0, NULL,
 	  "malformed reply (%J): {\"exit\": 0, \"exit\": 1, \"id\": \"gain/a/candidate/2\"}" },
+	{ "{\"exit\": 0, \"id\": \"" WANT "\", \"phase\": \"a\", \"task\": \"flat\"}", 0, 0, NULL,
+	  "a reply to request 'gain/a/candidate/2' whose task is not the request's: a forged reply: "
+	  "{\"exit\": 0, \"id\": \"gain/a/candidate/2\", \"phase\": \"a\", \"task\": \"flat\"}" },
+	{ "{\"exit\": 0, \"id\": \"" WANT "\", \"phase\": \"b\", \"task\": \"gain\"}", 0, 0, NULL,
+	  "a reply to request 'gain/a/candidate/2' whose phase is not the request's: a forged reply: "
+	  "{\"exit\": 0, \"id\": \"gain/a/candidate/2\", \"phase\": \"b\", \"task\": \"gain\"}" },
+	{ "{\"exit\": 0, \"id\": \"" WANT "\", \"task\": \"gai\"}", 0, 0, NULL,
+	  "a reply to request 'gain/a/candidate/2' whose task is not the request's: a forged reply: "
+	  "{\"exit\": 0, \"id\": \"gain/a/candidate/2\", \"task\": \"gai\"}" },
+	{ "{\"exit\": 0, \"id\": \"" WANT "\", \"task\": 1}", 0, 0, NULL,
+	  "a reply to request 'gain/a/candidate/2' whose task is not the request's: a forged reply: "
+	  "{\"exit\": 0, \"id\": \"gain/a/candidate/2\", \"task\": 1}" },
 	{ "[0]", 0, 0, NULL, "malformed reply (not a JSON object): [0]" },
 	{ "{\"exit\": 0, \"id\": \"" WANT "\"}\0garbage", 47, 0, NULL,
 	  "malformed reply (a NUL byte in the line): {\"exit\": 0, \"id\": \"gain/a/candidate/2\"}\\x00garbage" },

@@ -42,6 +42,7 @@ that cell a harness failure (or a timeout) and every other task unaffected:
     stalereply.py DATA TASK        sends its reply again a second later, before the next request
     wrongid.py DATA TASK           echoes another request's id
     noid.py DATA TASK              replies without an id
+    wrongtask.py DATA TASK         echoes the request's id with another task's name
     endless.py DATA TASK           writes a reply that never ends (no newline)
     midreply.py DATA TASK          writes half of its reply, then exits
     flood.py DATA TASK MIB         prints MIB MiB to stdout, then answers as recorded
@@ -234,7 +235,7 @@ def begin(request, data):
 
 # The hostile modes (t0910): each misbehaves once, in the first timed
 # session of its round (CALIBER_SESSION, 1 when the runner has none).
-HOSTILE_MODES = ("closefds", "extrareply", "stalereply", "wrongid", "noid", "endless", "midreply", "flood",
+HOSTILE_MODES = ("closefds", "extrareply", "stalereply", "wrongid", "noid", "wrongtask", "endless", "midreply", "flood",
                  "plantlink", "plantnext", "plantroot", "forkchild")
 
 
@@ -401,6 +402,8 @@ def main(misbehave_kind=None):
             write(text)
         elif misbehave_kind == "wrongid":
             write(json.dumps(dict(reply, id=f"{reply.get('id')}0")) + "\n")
+        elif misbehave_kind == "wrongtask":
+            write(json.dumps(dict(reply, task=f"{reply.get('task')}0")) + "\n")
         elif misbehave_kind == "midreply":
             write(text[:len(text) // 2])
             os._exit(0)
@@ -417,7 +420,7 @@ def main(misbehave_kind=None):
 
 
 # The hostile modes that break the reply rather than the work.
-REPLY_MODES = ("extrareply", "stalereply", "wrongid", "noid", "midreply")
+REPLY_MODES = ("extrareply", "stalereply", "wrongid", "noid", "wrongtask", "midreply")
 
 
 def serve(answer, send=None):
