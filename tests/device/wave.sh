@@ -15,18 +15,20 @@
 #   all-resume  continue a stopped `all` (same machine)
 #   flaggems    tests/device/flaggems.sh with its own options (see there)
 #
-# A checkout without .git (the device's copy) gets one from
-# .carry/repo.bundle (`git bundle create .carry/repo.bundle HEAD` here): the
-# manifests pin caliber by commit.
+# The device's copy gets its history from .carry/repo.bundle (`git bundle
+# create .carry/repo.bundle HEAD` here): the manifests pin caliber by
+# commit. A copy without .git gets one; a copy whose .git is older (the
+# device tool may bring one that lacks this HEAD) fetches the bundle into
+# it, or the sources preflight finds the commit missing.
 set -u
 step=${1:?usage: tests/device/wave.sh demo|all|demo+all|all-resume|flaggems}
 out=${OUT:-/tmp/wave-out}
 mkdir -p "$out"
 [ -f .carry/lib/libjansson.so.4 ] && export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONUNBUFFERED=1
-if [ ! -d .git ] && [ -f .carry/repo.bundle ]; then
-	git init -q . && git fetch -q .carry/repo.bundle HEAD && git reset -q --mixed FETCH_HEAD ||
-		{ echo "wave: cannot make .git from .carry/repo.bundle"; exit 1; }
+if [ -f .carry/repo.bundle ]; then
+	{ [ -d .git ] || git init -q .; } && git fetch -q .carry/repo.bundle HEAD && git reset -q --mixed FETCH_HEAD ||
+		{ echo "wave: cannot take HEAD from .carry/repo.bundle"; exit 1; }
 fi
 echo "wave $step: $(./caliber --version); $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader)"
 git status --porcelain --untracked-files=no | head -3
