@@ -27,6 +27,7 @@
 #include "manifest.h"
 #include "matrix.h"
 #include "plan.h"
+#include "confine.h"
 #include "preflight.h"
 #include "proc.h"
 #include "receipt.h"
@@ -671,12 +672,12 @@ out:
 
 /* run.json: how this run was started and resumed (sealed with it), with
  * this invocation's scratch folder (so that a resume after a kill removes
- * it), what a resume tidied (tidy.h), and the shard it ran ("K/N"; NULL:
- * the whole matrix). */
+ * it), what a resume tidied (tidy.h), how its workers were confined
+ * (confine.h), and the shard it ran ("K/N"; NULL: the whole matrix). */
 static int record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
-			     const char *scratch, json_t *tidied, struct cb_err *err)
+			     const char *scratch, json_t *tidied, const struct cb_confine *confine, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "run.json"), now[32];
+	char *path = cb_path_join(root, "run.json"), now[32], how[200];
 	json_t *j = NULL, *args = json_array(), *inv;
 	int i, rc;
 
@@ -689,9 +690,10 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 		j = cb_receipt_new("caliber.run/1");
 		json_object_set_new(j, "invocations", json_array());
 	}
-	inv = json_pack("{s:s, s:o, s:b, s:s, s:s, s:s, s:O}", "started", now, "argv", args, "resume", resume,
-			"caliber_version", cb_version(), "caliber_commit", cb_commit(), "scratch", scratch, "tidied",
-			tidied);
+	cb_confine_describe(confine, how, sizeof(how));
+	inv = json_pack("{s:s, s:o, s:b, s:s, s:s, s:s, s:O, s:s, s:i}", "started", now, "argv", args, "resume",
+			resume, "caliber_version", cb_version(), "caliber_commit", cb_commit(), "scratch", scratch,
+			"tidied", tidied, "workers", how, "landlock_abi", confine->abi);
 	if (shard)
 		json_object_set_new(inv, "shard", json_string(shard));
 	json_array_append_new(json_object_get(j, "invocations"), inv);
@@ -738,6 +740,33 @@ static json_t *timer_json(const struct cb_manifest *m)
 	return t;
 }
 
+/* Remove the run's folder of worker slots (worker.h, CB_SLOTS_DIR),
+ * which is never sealed: empty when every worker has gone, but for what a
+ * worker wrote into its slot after its last request, or what workers of
+ * a killed caliber left; each such slot is named in changes. */
+static int remove_slots(const char *root, json_t *changes, struct cb_err *err)
+{
+	char *slots = cb_path_join(root, CB_SLOTS_DIR), **names = NULL;
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (!slots)
+		return cb_fail(err, "out of memory");
+	if (cb_is_dir(slots) && cb_list_dir(slots, &names, &n, err) < 0)
+		rc = -1;
+	for (i = 0; rc == 0 && i < n; i++) {
+		char *what = cb_strdupf(CB_SLOTS_DIR "/%s: the slot of a worker that is gone, removed", names[i]);
+		if (!what || json_array_append_new(changes, json_string(what)) < 0)
+			rc = cb_fail(err, "out of memory");
+		free(what);
+	}
+	if (rc == 0 && cb_exists(slots))
+		rc = cb_rm_rf(slots, err);
+	cb_strv_free(names, n);
+	free(slots);
+	return rc;
+}
+
 /* Before the seal: what a worker left outside its own cell folder (which
  * is tidied when the cell ends) that a seal cannot hold is taken out of
  * the whole root (tidy.h), said, and added to this invocation's "tidied"
@@ -754,7 +783,7 @@ static int tidy_before_seal(const struct runner *rn, struct cb_err *err)
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (cb_tidy_tree(rn->root, changes, err) < 0)
+	if (remove_slots(rn->root, changes, err) < 0 || cb_tidy_tree(rn->root, changes, err) < 0)
 		goto out;
 	rc = 0;
 	if (!json_array_size(changes))
@@ -939,6 +968,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	struct cb_backend backend;
 	struct cb_preflight pf;
 	struct cb_history history;
+	struct cb_confine confine;
 	struct cb_task_result *res = NULL;
 	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
 	char fail_set[8] = "", digest[CB_SHA256_HEX], shard[32];
@@ -962,7 +992,9 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(o->backends, m.backend, &backend, err) < 0)
+	cb_confine_probe(o->no_confinement, &confine);
+	if (cb_become_subreaper(err) < 0 || cb_manifest_load(manifest, &m, err) < 0 ||
+	    cb_backend_load(o->backends, m.backend, &backend, err) < 0)
 		goto out;
 	/* A history that cannot be trusted is refused before anything runs:
 	 * the user asked to plan by it. */
@@ -992,6 +1024,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	pf.resume = o->resume;
 	pf.allow_dirty_harness = o->allow_dirty;
 	pf.shard = &o->shard;
+	pf.confine = &confine;
+	pf.require_confinement = o->require_confinement;
 	pf.json = rn.progress == PROGRESS_JSON;
 	pf.quiet = rn.progress == PROGRESS_QUIET;
 	if (cb_preflight_run(&pf, stdout) > 0) {
@@ -1023,10 +1057,12 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	if (!o->resume) {
 		if (make_skeleton(manifest, matrix, output, err) < 0)
 			goto out;
-	} else if (!tidied || cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0 ||
-		   prepare_resume(&rn, res, err) < 0) {
+	} else if (!tidied || remove_slots(output, tidied, err) < 0 ||
+		   cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0 || prepare_resume(&rn, res, err) < 0) {
 		goto out;
 	}
+	if (cb_worker_ctx_confine(&rn.ctx, confine.abi, output, err) < 0)
+		goto out;
 	for (i = 0; i < rn.ntasks; i++)
 		ndone += rn.done[i];
 	for (i = 0; i < json_array_size(tidied); i++)
@@ -1034,7 +1070,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		     "resume: %s", json_string_value(json_array_get(tidied, i)));
 	if ((o->resume && same_prescreen(output, o->prescreen, err) < 0) ||
 	    record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, rn.ctx.scratch, tidied,
-			      err) < 0)
+			      &confine, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++) {
 		rn.procs[c].cell = &m.cells[c];

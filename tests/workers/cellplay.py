@@ -55,6 +55,25 @@ that cell a harness failure (or a timeout) and every other task unaffected:
     forkchild.py DATA TASK         starts a child that holds its pipes and sleeps an hour (its pid
                                    in forkchild.pid of the cell folder), then exits without a reply
 
+The attacks of issue 25 answer as recorded, having tried to change what the
+run says from outside their cell folder (each says in worker.log what the
+kernel let it do and what it refused):
+
+    rewritetiming.py DATA TASK     starts a child in a session of its own (setsid; its pid in
+                                   rewriter.pid of the cell folder) that multiplies by 1.5 the
+                                   samples_ns of every other cell's timing.jsonl of TASK as each
+                                   appears, for an hour
+    rewritetask.py DATA TASK VICTIM
+                                   rewrites the task receipt of the earlier task VICTIM: its
+                                   verdict becomes B
+    plantdir.py DATA TASK NEXT OUTSIDE [cells]
+                                   plants tasks/NEXT (with cells: tasks/NEXT/cells) as a symlink
+                                   to the folder OUTSIDE, before caliber makes it
+    writeoutside.py DATA TASK VICTIM
+                                   writes planted.txt at the top of the run root and in every
+                                   other task's folder, and hard-links the file VICTIM (outside
+                                   the run root) into its cell folder as linked.txt
+
 Any of them also takes --cell-s SECONDS (anywhere after DATA): every request
 then takes SECONDS more before it is served, as real work would (a stand-in
 whose time the test sets, never the machine: e.g. 0.3 s a cell against
@@ -235,7 +254,8 @@ def begin(request, data):
 # The hostile modes (t0910): each misbehaves once, in the first timed
 # session of its round (CALIBER_SESSION, 1 when the runner has none).
 HOSTILE_MODES = ("closefds", "extrareply", "stalereply", "wrongid", "noid", "endless", "midreply", "flood",
-                 "plantlink", "plantnext", "plantroot", "forkchild")
+                 "plantlink", "plantnext", "plantroot", "forkchild", "rewritetiming", "rewritetask", "plantdir",
+                 "writeoutside")
 
 
 def spot(env, kind):
@@ -293,6 +313,25 @@ def handle(request, data, misbehave):
         with open(os.path.join(cell_dir, "forkchild.pid"), "w") as f:
             f.write(f"{child}\n")
         os._exit(0)
+    if misbehave.get("rewritetiming") == here:
+        rewrite_timing_behind(cell_dir)
+    if misbehave.get("rewritetask") == here:
+        attempt("rewrite the earlier task.json", rewrite_task, os.path.join(run_root(cell_dir), "tasks",
+                                                                         misbehave["victim"], "task.json"))
+    if misbehave.get("plantdir") == here:
+        target = os.path.join(run_root(cell_dir), "tasks", misbehave["next"])
+        if misbehave["cells"]:
+            attempt("make the next task's folder", os.makedirs, target, exist_ok=True)
+            target = os.path.join(target, "cells")
+        attempt("plant " + target, os.symlink, misbehave["outside"], target)
+    if misbehave.get("writeoutside") == here:
+        root = run_root(cell_dir)
+        targets = [os.path.join(root, "planted.txt")]
+        targets += [os.path.join(root, "tasks", t, "planted.txt") for t in sorted(os.listdir(os.path.join(root, "tasks")))
+                    if t != task]
+        for path in targets:
+            attempt("write " + path, write_text, path, "planted by a worker\n")
+        attempt("link " + misbehave["victim"], os.link, misbehave["victim"], os.path.join(cell_dir, "linked.txt"))
     if misbehave.get("plantnext") == here:
         nxt = os.path.join(os.path.dirname(cell_dir), f"b-{env['CALIBER_CELL']}")
         os.makedirs(nxt, exist_ok=True)
@@ -308,6 +347,69 @@ def handle(request, data, misbehave):
         if misbehave.get("kill_after_plant"):
             os.kill(os.getppid(), signal.SIGKILL)
     return 0
+
+
+def run_root(cell_dir):
+    """The run root of a cell folder (RUN/tasks/TASK/cells/CELL)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(cell_dir))))
+
+
+def attempt(what, fn, *args, **kwargs):
+    """fn(*args) as a hostile worker tries it: what the kernel says goes to
+    worker.log (stdout), and a refusal is no reason to stop."""
+    try:
+        fn(*args, **kwargs)
+        print(f"cellplay: hostile: {what}: done", flush=True)
+    except OSError as e:
+        print(f"cellplay: hostile: {what}: refused: {e.strerror}", flush=True)
+
+
+def write_text(path, text):
+    """path holds text (made, or overwritten in place)."""
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def rewrite_task(path):
+    """The task receipt at path with its verdict made B, written in place."""
+    with open(path) as f:
+        text = f.read()
+    os.chmod(path, 0o644)
+    write_text(path, text.replace('"verdict": "G"', '"verdict": "B"'))
+
+
+def scale_timing(path):
+    """Every samples_ns of the timing.jsonl at path times 1.5, in place."""
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    for r in rows:
+        r["samples_ns"] = [int(x * 1.5) for x in r["samples_ns"]]
+    os.chmod(path, 0o644)
+    write_text(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+
+
+def rewrite_timing_behind(cell_dir):
+    """Start the rewriter: a child in a session of its own, out of the
+    worker's process group, that rescales the timing.jsonl of every other
+    cell of its task as each appears (once each), for an hour."""
+    child = os.fork()
+    if child:
+        with open(os.path.join(cell_dir, "rewriter.pid"), "w") as f:
+            f.write(f"{child}\n")
+        return
+    os.setsid()
+    cells = os.path.dirname(cell_dir)
+    done = set()
+    deadline = time.time() + 3600
+    while time.time() < deadline:
+        for name in sorted(os.listdir(cells)) if os.path.isdir(cells) else []:
+            path = os.path.join(cells, name, "timing.jsonl")
+            if os.path.join(cells, name) == cell_dir or path in done or not os.path.exists(path):
+                continue
+            done.add(path)
+            attempt("rescale " + path, scale_timing, path)
+        time.sleep(0.01)
+    os._exit(0)
 
 
 def take_option(name):
@@ -357,8 +459,11 @@ def main(misbehave_kind=None):
         misbehave[misbehave_kind] = (task, phase, role)
         if misbehave_kind == "flood":
             misbehave["mib"] = int(sys.argv[3])
-        if misbehave_kind == "plantnext":
+        if misbehave_kind in ("plantnext", "rewritetask", "writeoutside"):
             misbehave["victim"] = sys.argv[3]
+        if misbehave_kind == "plantdir":
+            misbehave["next"], misbehave["outside"] = sys.argv[3], sys.argv[4]
+            misbehave["cells"] = sys.argv[5:] == ["cells"]
         misbehave["kill_after_plant"] = sys.argv[3:] == ["kill"]
     seen = []
 
