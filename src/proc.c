@@ -863,7 +863,7 @@ int cb_reap_strays(pid_t keep, json_t *killed, struct cb_err *err)
 		for (i = 0; i < n; i++) {
 			const struct pinfo *p = &list[i];
 			int orphan = p->ppid == self && !is_known(p->pid);
-			int escaped = keep > 0 && p->pid != keep && p->pgrp != keep && descends(p, keep, list, n);
+			int escaped = keep > 0 && p->pid != keep && descends(p, keep, list, n);
 			char what[64];
 
 			if (!orphan && !escaped)

@@ -140,8 +140,9 @@ int cb_become_subreaper(struct cb_err *err);
 
 /* End what workers left behind: every child of caliber that it did not
  * spawn (an orphan that came to the subreaper) and, when keep is a living
- * worker, every descendant of keep that left its process group (setsid);
- * killed and reaped, again and again until none remains (their own
+ * worker (a persistent one, between two requests), every descendant of
+ * keep, in its process group or not (a child that has yet to call setsid
+ * is still in it); killed and reaped, again and again until none remains (their own
  * children come next), each named "NAME (pid N)" once in killed (NULL:
  * not named). Fails only when some would not die within 10 s. */
 int cb_reap_strays(pid_t keep, json_t *killed, struct cb_err *err);

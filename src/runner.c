@@ -28,6 +28,7 @@
 #include "matrix.h"
 #include "plan.h"
 #include "confine.h"
+#include "fixed.h"
 #include "preflight.h"
 #include "proc.h"
 #include "receipt.h"
@@ -56,6 +57,8 @@ struct runner {
 	long long deadline_ms;                  /* CLOCK_MONOTONIC; 0: none */
 	long long task_ms[CB_NPHASES];          /* longest cell of each phase in the running task, -1: none yet */
 	int prescreen;                          /* run --prescreen */
+	struct cb_fixed fixed;                  /* the digests of every cell and task receipt done (fixed.h) */
+	json_t *planted;                        /* what was found where a task's folder goes, and removed */
 	char stop[768];                         /* why the running task stopped between cells, when it did */
 };
 
@@ -250,6 +253,59 @@ static int empty_cell_folder(const char *dir, json_t **found, struct cb_err *err
 	return cb_tidy_fresh(dir, *found, err) < 0 ? cb_prefix(err, "cell folder") : 0;
 }
 
+/* Fail unless root/rel is a folder of its own or absent: a link or a
+ * file a worker put in place of a folder of the run (tasks/, a task's
+ * folder or its cells/) would take what caliber writes there elsewhere. */
+static int no_link_at(const struct runner *rn, const char *rel, struct cb_err *err)
+{
+	char *abs = cb_path_join(rn->root, rel);
+	struct stat st;
+	int rc = 0;
+
+	if (!abs)
+		return cb_fail(err, "out of memory");
+	if (lstat(abs, &st) == 0 && !S_ISDIR(st.st_mode))
+		rc = cb_fail(err, "%s: %s in place of the folder caliber made: something a worker started replaced it",
+			     abs, S_ISLNK(st.st_mode) ? "a symlink" : "not a folder");
+	free(abs);
+	return rc;
+}
+
+/* The folders above the cell folders of task id are caliber's own. */
+static int task_folders_hold(const struct runner *rn, const char *id, struct cb_err *err)
+{
+	char *task = cb_strdupf("tasks/%s", id), *cells = cb_strdupf("tasks/%s/cells", id);
+	int rc = !task || !cells ? cb_fail(err, "out of memory")
+		 : no_link_at(rn, "tasks", err) < 0 || no_link_at(rn, task, err) < 0 || no_link_at(rn, cells, err) < 0
+		 ? -1 : 0;
+
+	free(task);
+	free(cells);
+	return rc;
+}
+
+/* Make dir, the folder of task id about to start, an empty folder of its
+ * own (tidy.h, cb_tidy_fresh): what was there, planted by a worker, goes
+ * into rn->planted as "tasks/<id>[/<name>]: <what it was>, removed ...",
+ * for run.json. */
+static int fresh_task_folder(struct runner *rn, const char *id, const char *dir, struct cb_err *err)
+{
+	json_t *found = json_array(), *s;
+	size_t k;
+	int rc = found ? cb_tidy_fresh(dir, found, err) : cb_fail(err, "out of memory");
+
+	json_array_foreach(found, k, s) {
+		const char *what = json_string_value(s);
+		char *line = what[0] == '.' && what[1] == ':' ? cb_strdupf("tasks/%s%s", id, what + 1)
+							      : cb_strdupf("tasks/%s/%s", id, what);
+		if (rc == 0 && (!line || json_array_append_new(rn->planted, json_string(line)) < 0))
+			rc = cb_fail(err, "out of memory");
+		free(line);
+	}
+	json_decref(found);
+	return rc;
+}
+
 /* Run one phase (one session of a round) of one task in one cell; outcome
  * filled. Returns 1 without starting it when it would not end by the
  * deadline. */
@@ -283,9 +339,14 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 	}
 	t = cb_mono_ms();
 	progress(rn, i, w->id, cp->cell->name, p, session, NULL, 0);
-	rc = empty_cell_folder(cb_json_str(req, "dir"), &found, err);
+	rc = task_folders_hold(rn, w->id, err);
+	if (rc == 0)
+		rc = empty_cell_folder(cb_json_str(req, "dir"), &found, err);
 	if (rc == 0)
 		rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, found, outcome, err);
+	/* The cell has ended: its evidence is fixed (fixed.h). */
+	if (rc == 0)
+		rc = cb_fixed_tree(&rn->fixed, cb_json_str(req, "dir") + strlen(rn->root) + 1, err);
 	json_decref(found);
 	json_decref(req);
 	if (rc == 0) {
@@ -512,7 +573,9 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	}
 	rn->task_t0_ms = t0;
 	cb_now_utc(started);
-	if (!dir || cb_mkdir_p(dir, 0755, err) < 0)
+	/* Nothing of the task exists yet: what is where its folder goes (a
+	 * link to a folder outside, a forged cells/) was planted, and goes. */
+	if (!dir || no_link_at(rn, "tasks", err) < 0 || fresh_task_folder(rn, w->id, dir, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
 		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, 1, dir, &correct[c], err)) != 0)
@@ -536,11 +599,21 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 		if (adapted[c])
 			json_object_set_new(json_object_get(extra, "orders"), c == CB_ORDER_A ? "a" : "b",
 					    json_pack("{s:O}", "adaptive", adapted[c]));
-	if (cb_task_account(dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
+	/* The classifier reads the task's evidence only between two checks
+	 * against the digests its cells were fixed with. */
+	if (cb_fixed_check(&rn->fixed, dir + strlen(rn->root) + 1, err) < 0 ||
+	    cb_task_account(dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
 		goto out;
-	rc = cb_task_receipt_write(dir, (size_t)cb_json_int(task, "index", (json_int_t)i), w->op, m, m->launch_floor,
-				   &acc, extra, res, err);
+	rc = cb_fixed_check(&rn->fixed, dir + strlen(rn->root) + 1, err);
+	if (rc == 0)
+		rc = cb_task_receipt_write(dir, (size_t)cb_json_int(task, "index", (json_int_t)i), w->op, m,
+					   m->launch_floor, &acc, extra, res, err);
 	cb_task_account_release(&acc);
+	if (rc == 0) {
+		char *receipt = cb_strdupf("%s/task.json", dir + strlen(rn->root) + 1);
+		rc = receipt ? cb_fixed_tree(&rn->fixed, receipt, err) : cb_fail(err, "out of memory");
+		free(receipt);
+	}
 	if (rc < 0)
 		goto out;
 	cb_expect_so_far_add(&rn->so_far, wall_ms, cb_json_int(task, "budget_s", 0));
@@ -587,7 +660,10 @@ static int prepare_resume(struct runner *rn, struct cb_task_result *res, struct 
 				cb_expect_so_far_add(&rn->so_far, (long long)(ns / 1000000), cb_json_int(task, "budget_s", 0));
 			rn->done[i] = rc == 0;
 			json_decref(j);
-		} else if (cb_exists(tdir)) {
+		} else if (!cb_exists(tdir)) {
+			/* removed by hand (a task whose evidence was changed): redone */
+			rc = cb_fixed_forget(&rn->fixed, tdir + strlen(rn->root) + 1, err);
+		} else {
 			char *aside = NULL;
 			int k;
 			char *adir = cb_path_join(rn->root, "interrupted");
@@ -600,6 +676,10 @@ static int prepare_resume(struct runner *rn, struct cb_task_result *res, struct 
 			}
 			if (rc == 0 && (!aside || rename(tdir, aside) < 0))
 				rc = cb_fail(err, "%s: cannot move aside: %s", tdir, strerror(errno));
+			/* what its cells fixed moved with it, and is fixed where it went */
+			if (rc == 0 && (cb_fixed_forget(&rn->fixed, tdir + strlen(rn->root) + 1, err) < 0 ||
+					cb_fixed_tree(&rn->fixed, aside + strlen(rn->root) + 1, err) < 0))
+				rc = -1;
 			else if (rc == 0)
 				note(rn, json_pack("{s:s, s:s, s:s}", "event", "resume-moved-aside", "task", id, "to", aside),
 				     "resume: moved the interrupted %s aside to interrupted/%s-%d", id, id, k);
@@ -783,7 +863,8 @@ static int tidy_before_seal(const struct runner *rn, struct cb_err *err)
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (remove_slots(rn->root, changes, err) < 0 || cb_tidy_tree(rn->root, changes, err) < 0)
+	if (json_array_extend(changes, rn->planted) < 0 || remove_slots(rn->root, changes, err) < 0 ||
+	    cb_tidy_tree(rn->root, changes, err) < 0)
 		goto out;
 	rc = 0;
 	if (!json_array_size(changes))
@@ -961,6 +1042,14 @@ int cb_run_verdicts(const char *root, int json, int gate_x, struct cb_err *err)
 	return rc;
 }
 
+/* The files at the top of a run root that runner steps write, which the
+ * check before the seal takes as they are (fixed.h): the frozen inputs,
+ * run.json, the ledger, the campaign receipt and the verdict matrix. */
+static const char *const runner_files[] = {
+	"manifest.json", "task-matrix.json", CB_FROZEN_INVENTORY, "run.json", CB_FIXED_FILE, "campaign.json",
+	"matrix.csv", "matrix.md", NULL
+};
+
 int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 {
 	struct runner rn;
@@ -977,6 +1066,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	int c, rc;
 
 	memset(&rn, 0, sizeof(rn));
+	rn.planted = json_array();
 	memset(&m, 0, sizeof(m));
 	memset(&backend, 0, sizeof(backend));
 	memset(&pf, 0, sizeof(pf));
@@ -1058,9 +1148,11 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		if (make_skeleton(manifest, matrix, output, err) < 0)
 			goto out;
 	} else if (!tidied || remove_slots(output, tidied, err) < 0 ||
-		   cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0 || prepare_resume(&rn, res, err) < 0) {
+		   cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0) {
 		goto out;
 	}
+	if (cb_fixed_open(&rn.fixed, output, o->resume, err) < 0 || (o->resume && prepare_resume(&rn, res, err) < 0))
+		goto out;
 	if (cb_worker_ctx_confine(&rn.ctx, confine.abi, output, err) < 0)
 		goto out;
 	for (i = 0; i < rn.ntasks; i++)
@@ -1107,7 +1199,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		cb_cell_proc_stop(&rn.procs[c]);
 	if (tidy_before_seal(&rn, err) < 0 ||
 	    write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), &o->shard, err) < 0 ||
-	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
+	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 ||
+	    cb_fixed_check_run(&rn.fixed, runner_files, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
 	    cb_seal_digest(output, digest, err) < 0)
 		goto out;
 	note(&rn, json_pack("{s:s, s:I, s:s}", "event", "sealed", "tasks", (json_int_t)rn.ntasks, "root", output),
@@ -1131,6 +1224,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 out:
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_release(&rn.procs[c]);
+	cb_fixed_release(&rn.fixed);
+	json_decref(rn.planted);
 	for (i = 0; res && i < rn.ntasks; i++)
 		cb_task_result_release(&res[i]);
 	free(res);

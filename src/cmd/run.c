@@ -166,8 +166,6 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	} else if (devices && (shard || device || preflight_only)) {
 		cb_fail(err, "--devices deals the shards and pins their devices itself: no --%s with it",
 			shard ? "shard" : device ? "device" : "preflight-only");
-	} else if (no_confinement && require_confinement) {
-		cb_fail(err, "--no-confinement and --require-confinement contradict each other");
 	} else if (devices && sign_key) {
 		cb_fail(err, "--devices: merge does not sign; sign the shards (run --shard K/N --sign-key) and merge them");
 	} else {
