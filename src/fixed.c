@@ -63,12 +63,11 @@ static int read_ledger(const char *path, struct cb_fixed *f, struct cb_err *err)
 		return -1;
 	for (p = buf; (nl = memchr(p, '\n', len - (size_t)(p - buf))); p = nl + 1) {
 		*nl = '\0';
-		if (nl - p < CB_SHA256_HEX + 2 || !cb_is_hex(p, CB_SHA256_HEX - 1) ||
-		    p[CB_SHA256_HEX - 1] != ' ' || p[CB_SHA256_HEX] != ' ') {
+		if (nl - p < CB_SHA256_HEX + 2 || p[CB_SHA256_HEX - 1] != ' ' || p[CB_SHA256_HEX] != ' ' ||
+		    (p[CB_SHA256_HEX - 1] = '\0', !cb_is_hex(p, CB_SHA256_HEX - 1))) {
 			free(buf);
 			return cb_fail(err, "%s: line %.40s...: not '<sha256>  <path>'", path, p);
 		}
-		p[CB_SHA256_HEX - 1] = '\0';
 		if (record(f, p + CB_SHA256_HEX + 1, p) < 0) {
 			free(buf);
 			return cb_fail(err, "out of memory");

@@ -8,7 +8,7 @@
 test_expect_success 'a canary runs end to end: preflight lines, one verdict per task, a seal that verifies' '
 	eval "$setup" && make_frozen &&
 	run canary out --worker "python3 $W/replay.py $D" >stdout &&
-	for c in binding sources imports device-count targets device-idle plugin-plan output-root; do
+	for c in binding sources imports device-count targets device-idle plugin-plan output-root confinement; do
 		grep -q "^preflight: $c: ok" stdout || { echo "no ok for $c"; exit 1; }
 	done &&
 	printf "%s\n" task,verdict,code gain,G,stable-gain same,B,no-reduction flat,C,not-stable slow,R,stable-regression \
@@ -450,7 +450,7 @@ test_expect_success '--json-progress: every line on stdout is one JSON event, th
 	python3 -c "import json, sys; [json.loads(l) for l in open(sys.argv[1])]" events &&
 	test "$(grep -c "\"event\":\"cell-done\"" events)" = "$(find out/tasks -name cell.json | wc -l)" &&
 	test "$(grep -c "\"event\":\"task-done\"" events)" = 5 &&
-	test "$(grep -c "\"event\":\"preflight\"" events)" = 8 &&
+	test "$(grep -c "\"event\":\"preflight\"" events)" = 9 &&
 	grep -q "\"check\":\"output-root\",\"detail\":\"$PWD/out will be created\"" events &&
 	grep -q "^{\"event\":\"sealed\"," events
 '

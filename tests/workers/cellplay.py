@@ -82,11 +82,12 @@ timeouts of 30 s, for the planning of --stop-after).
                                    screen) of TASK instead of replaying the baseline's decision:
                                    its autotune.jsonl holds another config, its binaries are the same
 
-Any of them also takes --then-kill MARKER (anywhere after DATA): the hostile
-cell writes the file MARKER when it starts, and the first worker that then
-gets a request of a later task, or sees its stdin end (the run is over),
-SIGKILLs caliber, once: a run cut right after the task a hostile worker
-spoiled, for --resume to finish.
+Any of them also takes --then-kill (anywhere after DATA): the hostile cell
+leaves then-kill.task, naming its task, in its own cell folder when it
+starts (the one place a confined worker may write that the others can
+read), and the first worker that then gets a request of a later task, or
+sees its stdin end (the run is over), SIGKILLs caliber: a run cut right
+after the task a hostile worker spoiled, for --resume to finish.
 
 builds.py (its own docstring) serves campaigns of two compiler builds: what a
 cell compiles comes from the stand-in compiler it imports, not from its role.
@@ -423,20 +424,35 @@ def take_option(name):
     return value
 
 
-def kill_caliber_once(marker):
-    """--then-kill: SIGKILL caliber (the parent) unless a worker did already;
-    this worker then waits to die with it."""
-    try:
-        os.close(os.open(marker + ".killed", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        return
+# --then-kill: the file the hostile cell leaves in its own cell folder (the
+# one place a confined worker may write that other workers can read),
+# naming the task it spoiled.
+THEN_KILL = "then-kill.task"
+
+
+def spoiled_task(cell_dir):
+    """The task a hostile cell of this run marked with THEN_KILL, or None."""
+    tasks = os.path.join(run_root(cell_dir), "tasks")
+    for task in sorted(os.listdir(tasks)) if os.path.isdir(tasks) else []:
+        cells = os.path.join(tasks, task, "cells")
+        for cell in sorted(os.listdir(cells)) if os.path.isdir(cells) else []:
+            if os.path.exists(os.path.join(cells, cell, THEN_KILL)):
+                return task
+    return None
+
+
+def kill_caliber():
+    """--then-kill: SIGKILL caliber (the parent); this worker then waits to
+    die with it."""
     os.kill(os.getppid(), signal.SIGKILL)
     time.sleep(3600)
 
 
 def main(misbehave_kind=None):
     """Serve requests until EOF. argv: DATA [TASK]."""
-    then_kill = take_option("--then-kill")
+    then_kill = "--then-kill" in sys.argv
+    if then_kill:
+        sys.argv.remove("--then-kill")
     cell_s = float(take_option("--cell-s") or 0)
     data_dir = sys.argv[1]
     with open(os.path.join(data_dir, "cells.json")) as f:
@@ -466,18 +482,19 @@ def main(misbehave_kind=None):
             misbehave["cells"] = sys.argv[5:] == ["cells"]
         misbehave["kill_after_plant"] = sys.argv[3:] == ["kill"]
     seen = []
+    last_cell = []
 
     def answer(request):
         env = request["env"]
         time.sleep(cell_s)
         if then_kill:
+            last_cell.append(env["CALIBER_CELL_DIR"])
             if misbehave.get(misbehave_kind) == spot(env, misbehave_kind):
-                with open(then_kill, "w") as f:
+                os.makedirs(env["CALIBER_CELL_DIR"], exist_ok=True)
+                with open(os.path.join(env["CALIBER_CELL_DIR"], THEN_KILL), "w") as f:
                     f.write(env["CALIBER_TASK"] + "\n")
-            elif os.path.exists(then_kill):
-                with open(then_kill) as f:
-                    if f.read().strip() != env["CALIBER_TASK"]:
-                        kill_caliber_once(then_kill)
+            elif spoiled_task(env["CALIBER_CELL_DIR"]) not in (None, env["CALIBER_TASK"]):
+                kill_caliber()
         if env["CALIBER_ROLE"] == "baseline":
             seen.append(request)
             # the cell's n-th request of this invocation, whichever process serves it
@@ -516,8 +533,8 @@ def main(misbehave_kind=None):
     serve(answer, send)
     if misbehave.get("kill_at") == 0 and seen:
         os.kill(os.getppid(), signal.SIGKILL)
-    if then_kill and os.path.exists(then_kill):
-        kill_caliber_once(then_kill)
+    if then_kill and last_cell and spoiled_task(last_cell[-1]):
+        kill_caliber()
     return 0
 
 
