@@ -1197,7 +1197,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_stop(&rn.procs[c]);
-	if (tidy_before_seal(&rn, err) < 0 ||
+	/* What the last workers left goes before anything is sealed. */
+	if (cb_reap_strays(0, NULL, err) < 0 || tidy_before_seal(&rn, err) < 0 ||
 	    write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), &o->shard, err) < 0 ||
 	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 ||
 	    cb_fixed_check_run(&rn.fixed, runner_files, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "confine.h"
 #include "fsutil.h"
 #include "guard.h"
 #include "jsonio.h"
@@ -502,6 +501,7 @@ static int start_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp
 			char **slot, struct cb_err *err)
 {
 	const char *dirs[2];
+
 	if (ctx->mode == CB_WORKERS_TASK || !cp->dir) {
 		free(cp->dir);
 		cb_env_release(&cp->env);

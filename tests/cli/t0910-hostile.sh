@@ -314,15 +314,15 @@ if [ "$landlock_abi" -gt 0 ]; then
 	'
 	test_expect_success 'confined: a later task cannot rewrite an earlier task receipt' '
 		eval "$setup$hostile$attacks" && CONFINE_OPTS=--require-confinement SURVIVE_TAG=-confined &&
-		survives rewritetask "gain" slow R,stable-regression a-candidate passed "pytest exit 0" &&
+		survives rewritetask "slow gain" slow R,stable-regression a-candidate passed "pytest exit 0" &&
 		grep -q "\"verdict\": \"G\"" out-rewritetask-confined/tasks/gain/task.json &&
 		grep -q "rewrite the earlier task.json: refused: Permission denied" \
 			out-rewritetask-confined/tasks/slow/cells/a-candidate/worker.log
 	'
 	test_expect_success 'confined: tasks/<task> and tasks/<task>/cells cannot be planted as links to an outside folder' '
 		eval "$setup$hostile$attacks" && CONFINE_OPTS=--require-confinement && mkdir outside &&
-		SURVIVE_TAG=-confined && survives plantdir "same $PWD/outside" gain G,stable-gain a-candidate passed "pytest exit 0" &&
-		SURVIVE_TAG=-confined-cells && survives plantdir "same $PWD/outside cells" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+		SURVIVE_TAG=-confined && survives plantdir "gain same $PWD/outside" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+		SURVIVE_TAG=-confined-cells && survives plantdir "gain same $PWD/outside cells" gain G,stable-gain a-candidate passed "pytest exit 0" &&
 		expect_empty outside &&
 		for r in out-plantdir-confined cut-plantdir-confined out-plantdir-confined-cells cut-plantdir-confined-cells; do
 			test -d $r/tasks/same/cells/correctness-off && test ! -L $r/tasks/same && test ! -L $r/tasks/same/cells || exit 1
@@ -347,7 +347,7 @@ fi
 
 test_expect_success 'unconfined: a setsid child rescaling the other cells timing.jsonl is killed with its cell; the run fails naming the file' '
 	eval "$setup$hostile$alive$attacks" &&
-	fails_naming rewritetiming flat "tasks/flat/cells/a-mask0/timing.jsonl" &&
+	fails_naming rewritetiming "flat" "tasks/flat/cells/a-mask0/timing.jsonl" &&
 	attack1 out-rewritetiming-unconfined && grep -q "\"workers\": \"not confined: --no-confinement\"" out-rewritetiming-unconfined/run.json &&
 	# flat has no receipt yet: --resume moves it aside and does it again
 	resumes out-rewritetiming-unconfined && resumes cut-rewritetiming-unconfined
@@ -355,7 +355,7 @@ test_expect_success 'unconfined: a setsid child rescaling the other cells timing
 
 test_expect_success 'unconfined: an earlier task receipt rewritten by a later task fails the run at the seal, naming it' '
 	eval "$setup$hostile$attacks" &&
-	fails_naming rewritetask gain "tasks/gain/task.json" &&
+	fails_naming rewritetask "slow gain" "tasks/gain/task.json" &&
 	grep -q "changed after its cell or task ended" stderr &&
 	# once its folder is removed, --resume does the task again
 	rm -rf out-rewritetask-unconfined/tasks/gain && resumes out-rewritetask-unconfined
@@ -363,8 +363,8 @@ test_expect_success 'unconfined: an earlier task receipt rewritten by a later ta
 
 test_expect_success 'unconfined: a link planted as tasks/<task> or tasks/<task>/cells is removed before the task, nothing written outside' '
 	eval "$setup$hostile$attacks" && mkdir outside && CONFINE_OPTS=--no-confinement &&
-	SURVIVE_TAG=-unconfined && survives plantdir "same $PWD/outside" gain G,stable-gain a-candidate passed "pytest exit 0" &&
-	SURVIVE_TAG=-unconfined-cells && survives plantdir "same $PWD/outside cells" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+	SURVIVE_TAG=-unconfined && survives plantdir "gain same $PWD/outside" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+	SURVIVE_TAG=-unconfined-cells && survives plantdir "gain same $PWD/outside cells" gain G,stable-gain a-candidate passed "pytest exit 0" &&
 	expect_empty outside &&
 	grep -q "\"tasks/same: a symlink to .$PWD/outside. in place of the folder, removed before the cell started\"" out-plantdir-unconfined/run.json &&
 	grep -q "\"tasks/same/cells: a symlink to .$PWD/outside., removed before the cell started\"" out-plantdir-unconfined-cells/run.json

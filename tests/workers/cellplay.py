@@ -62,7 +62,7 @@ kernel let it do and what it refused):
     rewritetiming.py DATA TASK     starts a child in a session of its own (setsid; its pid in
                                    rewriter.pid of the cell folder) that multiplies by 1.5 the
                                    samples_ns of every other cell's timing.jsonl of TASK as each
-                                   appears, for an hour
+                                   appears, for an hour (and replies once its first pass is done)
     rewritetask.py DATA TASK VICTIM
                                    rewrites the task receipt of the earlier task VICTIM: its
                                    verdict becomes B
@@ -393,10 +393,15 @@ def rewrite_timing_behind(cell_dir):
     """Start the rewriter: a child in a session of its own, out of the
     worker's process group, that rescales the timing.jsonl of every other
     cell of its task as each appears (once each), for an hour."""
+    ready = os.path.join(cell_dir, "rewriter.ready")
     child = os.fork()
     if child:
         with open(os.path.join(cell_dir, "rewriter.pid"), "w") as f:
             f.write(f"{child}\n")
+        # its first pass done (and said in worker.log) before the reply
+        deadline = time.time() + 5
+        while not os.path.exists(ready) and time.time() < deadline:
+            time.sleep(0.01)
         return
     os.setsid()
     cells = os.path.dirname(cell_dir)
@@ -409,6 +414,8 @@ def rewrite_timing_behind(cell_dir):
                 continue
             done.add(path)
             attempt("rescale " + path, scale_timing, path)
+        if not os.path.exists(ready):
+            open(ready, "w").close()
         time.sleep(0.01)
     os._exit(0)
 
