@@ -747,6 +747,19 @@ static int check_output_root(struct cb_preflight *pf, struct cb_buf *ok, struct 
 	return rc;
 }
 
+/* How workers will be confined (confine.h); not at all is refused with
+ * --require-confinement. */
+static int check_confinement(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
+{
+	char how[200];
+
+	cb_confine_describe(pf->confine, how, sizeof(how));
+	if (pf->confine->abi <= 0 && pf->require_confinement)
+		return cb_fail(err, "workers: %s, and --require-confinement refuses an unconfined run", how);
+	cb_buf_addf(ok, "workers: %s", how);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err);
@@ -759,6 +772,7 @@ static const struct {
 	{ "device-idle", check_device_idle },
 	{ "plugin-plan", check_plugin_plan },
 	{ "output-root", check_output_root },
+	{ "confinement", check_confinement },
 };
 
 size_t cb_preflight_run(struct cb_preflight *pf, FILE *out)

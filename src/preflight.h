@@ -1,6 +1,6 @@
 /* preflight.h: the checks `caliber run` makes before any work
  * (docs/design.md section 6), in this order: binding, sources, imports, device-count,
- * targets, device-idle, plugin-plan, output-root. Every check runs even
+ * targets, device-idle, plugin-plan, output-root, confinement. Every check runs even
  * after one fails and prints its own name with ok or the reason; if any
  * failed, the batch is refused before anything is written. */
 #ifndef CB_PREFLIGHT_H
@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "caliber.h"
+#include "confine.h"
 #include "shard.h"
 #include "worker.h"
 
@@ -23,6 +24,8 @@ struct cb_preflight {
 	const struct cb_shard *shard;   /* the shard to run (NULL or n 0: the whole matrix) */
 	int resume;
 	int allow_dirty_harness;
+	const struct cb_confine *confine;   /* how workers will be confined */
+	int require_confinement;        /* an unconfined run is refused */
 	int json;                       /* print each check as a JSON Lines event */
 	int quiet;                      /* print the failed checks only (run --quiet) */
 	json_t *matrix;                 /* set by binding when it holds (caller releases) */

@@ -1,6 +1,8 @@
 /* proc.c: posix_spawn, process groups, poll-driven pumping. */
 #include "proc.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +20,7 @@
 #endif
 
 #include "buf.h"
+#include "confine.h"
 #include "fsutil.h"
 
 char *cb_self_exe(struct cb_err *err)
@@ -51,6 +54,51 @@ long long cb_mono_ns_since(const struct timespec *t0)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return ((long long)t.tv_sec - t0->tv_sec) * 1000000000LL + (t.tv_nsec - t0->tv_nsec);
+}
+
+/* The children this caliber spawned and has not reaped yet. Any other
+ * child it has is an orphan that came to it as the subreaper
+ * (cb_become_subreaper): what a worker started and left behind. */
+static pid_t *known;
+static size_t nknown, capknown;
+
+/* Add pid to the children caliber knows; 0 when out of memory (the child
+ * is then killed by the caller, as a child it cannot account for). */
+static int know(pid_t pid)
+{
+	if (nknown == capknown) {
+		size_t cap = capknown ? 2 * capknown : 16;
+		pid_t *k = realloc(known, cap * sizeof(*k));
+		if (!k)
+			return 0;
+		known = k;
+		capknown = cap;
+	}
+	known[nknown++] = pid;
+	return 1;
+}
+
+/* Forget pid, reaped. */
+static void forget(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < nknown; i++)
+		if (known[i] == pid) {
+			known[i] = known[--nknown];
+			return;
+		}
+}
+
+/* Whether caliber spawned pid and has not reaped it. */
+static int is_known(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < nknown; i++)
+		if (known[i] == pid)
+			return 1;
+	return 0;
 }
 
 static void close_fd(int *fd)
@@ -93,49 +141,65 @@ static char *find_in_path(const char *name)
 	}
 }
 
+/* The strings lifeline_argv makes, to free once the child is spawned. */
+struct lifeline {
+	const char **argv;      /* the wrapped argv; its other strings are borrowed */
+	char *path, *pid, *abi, *ndirs;
+};
+
+static void lifeline_release(struct lifeline *l)
+{
+	free(l->argv);
+	free(l->path);
+	free(l->pid);
+	free(l->abi);
+	free(l->ndirs);
+	memset(l, 0, sizeof(*l));
+}
+
 /* The argv that runs argv through caliber's own binary as the lifeline
- * exec wrapper (cb_lifeline_exec), into *wrapped (a fresh array whose
- * strings are argv's but for the three caliber adds; *owned holds those to
- * free). 0 when the wrapper cannot be used here (not Linux, no
- * /proc/self/exe): argv then runs as it is. -1 when argv[0] is not found. */
-static int lifeline_argv(const char *const argv[], const char ***wrapped, char *owned[2], struct cb_err *err)
+ * exec wrapper (cb_lifeline_exec), confined to the ndirs folders it finds
+ * open from CB_CONFINE_FD0 on, with Landlock ABI abi (0: not confined),
+ * into l. 0 when the wrapper cannot be used here (not Linux, no
+ * /proc/self/exe): argv then runs as it is, and unconfined, which abi 0
+ * must then be. -1 when argv[0] is not found. */
+static int lifeline_argv(const char *const argv[], int abi, size_t ndirs, struct lifeline *l, struct cb_err *err)
 {
 #ifdef __linux__
-	size_t n = 0, i;
-	char *path;
+	size_t n = 0, i, k = 0;
 
-	*wrapped = NULL;
-	owned[0] = owned[1] = NULL;
+	memset(l, 0, sizeof(*l));
 	if (access("/proc/self/exe", X_OK) != 0)
-		return 0;
-	path = strchr(argv[0], '/') ? strdup(argv[0]) : find_in_path(argv[0]);
-	if (!path)
+		return abi ? cb_fail(err, "%s: cannot confine it: /proc/self/exe: %s", argv[0], strerror(errno)) : 0;
+	l->path = strchr(argv[0], '/') ? strdup(argv[0]) : find_in_path(argv[0]);
+	if (!l->path)
 		return cb_fail(err, "%s: cannot start: %s", argv[0], strerror(ENOENT));
 	while (argv[n])
 		n++;
-	owned[0] = path;
-	owned[1] = cb_strdupf("%ld", (long)getpid());
-	*wrapped = calloc(n + 5, sizeof(**wrapped));
-	if (!owned[1] || !*wrapped) {
-		free(owned[0]);
-		free(owned[1]);
-		free(*wrapped);
-		*wrapped = NULL;
+	if (!abi)
+		ndirs = 0;
+	l->pid = cb_strdupf("%ld", (long)getpid());
+	l->abi = cb_strdupf("%d", abi);
+	l->ndirs = cb_strdupf("%zu", ndirs);
+	l->argv = calloc(n + 7, sizeof(*l->argv));
+	if (!l->pid || !l->abi || !l->ndirs || !l->argv) {
+		lifeline_release(l);
 		return cb_fail(err, "%s: out of memory", argv[0]);
 	}
-	(*wrapped)[0] = "caliber";
-	(*wrapped)[1] = CB_LIFELINE_ARG;
-	(*wrapped)[2] = owned[1];
-	(*wrapped)[3] = owned[0];
+	l->argv[k++] = "caliber";
+	l->argv[k++] = CB_LIFELINE_ARG;
+	l->argv[k++] = l->pid;
+	l->argv[k++] = l->abi;
+	l->argv[k++] = l->ndirs;
+	l->argv[k++] = l->path;
 	for (i = 0; i < n; i++)
-		(*wrapped)[4 + i] = argv[i];
+		l->argv[k++] = argv[i];
 	return 1;
 #else
 	(void)argv;
-	(void)err;
-	*wrapped = NULL;
-	owned[0] = owned[1] = NULL;
-	return 0;
+	(void)ndirs;
+	memset(l, 0, sizeof(*l));
+	return abi ? cb_fail(err, "%s: cannot confine it: only on Linux", argv[0]) : 0;
 #endif
 }
 
@@ -143,20 +207,32 @@ int cb_lifeline_exec(int argc, char **argv, struct cb_err *err)
 {
 #ifdef __linux__
 	char *end;
-	long parent;
+	long parent, abi;
+	unsigned long ndirs;
+	int at;
 
-	if (argc < 5)
-		return cb_fail(err, "usage: caliber %s PID PATH ARGV0 [ARGS...]", CB_LIFELINE_ARG);
+	if (argc < 7)
+		return cb_fail(err, "usage: caliber %s PID ABI N PATH ARGV0 [ARGS...]", CB_LIFELINE_ARG);
 	parent = strtol(argv[2], &end, 10);
 	if (*end || parent <= 1)
 		return cb_fail(err, "'%s' is not the runner's pid", argv[2]);
+	abi = strtol(argv[3], &end, 10);
+	if (*end || abi < 0)
+		return cb_fail(err, "'%s' is not a Landlock ABI", argv[3]);
+	ndirs = strtoul(argv[4], &end, 10);
+	if (*end || ndirs > CB_CONFINE_MAX)
+		return cb_fail(err, "'%s' is not a count of folders", argv[4]);
+	at = 5;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return cb_fail(err, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
 	/* The runner may have died before the signal was asked for. */
 	if (getppid() != (pid_t)parent)
-		return cb_fail(err, "the runner (pid %ld) is gone; not starting %s", parent, argv[3]);
-	execv(argv[3], argv + 4);
-	return cb_fail(err, "%s: cannot start: %s", argv[3], strerror(errno));
+		return cb_fail(err, "the runner (pid %ld) is gone; not starting %s", parent, argv[at]);
+	/* Confined before exec: the worker, and all it starts, never held more. */
+	if (abi && cb_confine_self((int)abi, ndirs, err) < 0)
+		return cb_prefix(err, "cannot confine %s", argv[at]);
+	execv(argv[at], argv + at + 1);
+	return cb_fail(err, "%s: cannot start: %s", argv[at], strerror(errno));
 #else
 	(void)argc;
 	(void)argv;
@@ -167,25 +243,50 @@ int cb_lifeline_exec(int argc, char **argv, struct cb_err *err)
 int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const envp[], int flags,
 		   struct cb_err *err)
 {
+	return cb_child_spawn_confined(c, argv, envp, flags, 0, NULL, 0, err);
+}
+
+int cb_child_spawn_confined(struct cb_child *c, const char *const argv[], char *const envp[], int flags, int abi,
+			    const char *const *dirs, size_t ndirs, struct cb_err *err)
+{
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 }, rep[2] = { -1, -1 };
 	const int with_reply = (flags & CB_CHILD_REPLY) != 0;
-	const char **wrapped = NULL;
-	char *owned[2] = { NULL, NULL };
+	struct lifeline ll;
+	int dirfd[CB_CONFINE_MAX];
+	size_t i;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	int rc, lifeline = 0;
 
 	memset(c, 0, sizeof(*c));
-	if ((flags & CB_CHILD_LIFELINE) && (lifeline = lifeline_argv(argv, &wrapped, owned, err)) < 0)
+	memset(&ll, 0, sizeof(ll));
+	if (abi && (!(flags & CB_CHILD_LIFELINE) || ndirs > CB_CONFINE_MAX))
+		return cb_fail(err, "%s: only a lifeline child can be confined, to at most %d folders", argv[0],
+			       CB_CONFINE_MAX);
+	if (!abi)
+		ndirs = 0;
+	for (i = 0; i < ndirs; i++) {
+		dirfd[i] = open(dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dirfd[i] < 0) {
+			rc = cb_fail(err, "%s: cannot confine it to %s: %s", argv[0], dirs[i], strerror(errno));
+			while (i--)
+				close(dirfd[i]);
+			return rc;
+		}
+	}
+	if ((flags & CB_CHILD_LIFELINE) && (lifeline = lifeline_argv(argv, abi, ndirs, &ll, err)) < 0) {
+		for (i = 0; i < ndirs; i++)
+			close(dirfd[i]);
 		return -1;
+	}
 	if (cloexec_pipe(in) < 0 || cloexec_pipe(out) < 0 || cloexec_pipe(er) < 0 ||
 	    (with_reply && cloexec_pipe(rep) < 0)) {
 		rc = errno;
 		close_fd(&in[0]); close_fd(&in[1]); close_fd(&out[0]); close_fd(&out[1]);
 		close_fd(&er[0]); close_fd(&er[1]); close_fd(&rep[0]); close_fd(&rep[1]);
-		free(wrapped);
-		free(owned[0]);
-		free(owned[1]);
+		lifeline_release(&ll);
+		for (i = 0; i < ndirs; i++)
+			close(dirfd[i]);
 		return cb_fail(err, "%s: pipe: %s", argv[0], strerror(rc));
 	}
 	posix_spawn_file_actions_init(&fa);
@@ -194,6 +295,8 @@ int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const env
 	posix_spawn_file_actions_adddup2(&fa, er[1], 2);
 	if (with_reply)
 		posix_spawn_file_actions_adddup2(&fa, rep[1], 3);
+	for (i = 0; i < ndirs; i++)
+		posix_spawn_file_actions_adddup2(&fa, dirfd[i], CB_CONFINE_FD0 + (int)i);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
 					POSIX_SPAWN_SETSIGDEF);
@@ -208,16 +311,16 @@ int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const env
 	/* posix_spawn takes char *const argv[] for historical reasons and
 	 * does not modify the strings; the cast is the one place that says so. */
 	{
-		const char *const *run = lifeline ? wrapped : argv;
+		const char *const *run = lifeline ? ll.argv : argv;
 		char *const *av;
 		memcpy(&av, &run, sizeof(av));
 		rc = lifeline ? posix_spawn(&c->pid, "/proc/self/exe", &fa, &attr, av, envp)
 		     : strchr(argv[0], '/') ? posix_spawn(&c->pid, argv[0], &fa, &attr, av, envp)
 					    : posix_spawnp(&c->pid, argv[0], &fa, &attr, av, envp);
 	}
-	free(wrapped);
-	free(owned[0]);
-	free(owned[1]);
+	lifeline_release(&ll);
+	for (i = 0; i < ndirs; i++)
+		close(dirfd[i]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close_fd(&in[0]);
@@ -228,6 +331,13 @@ int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const env
 		close_fd(&in[1]); close_fd(&out[0]); close_fd(&er[0]); close_fd(&rep[0]);
 		memset(c, 0, sizeof(*c));
 		return cb_fail(err, "%s: cannot start: %s", argv[0], strerror(rc));
+	}
+	if (!know(c->pid)) {
+		close_fd(&in[1]); close_fd(&out[0]); close_fd(&er[0]); close_fd(&rep[0]);
+		kill(-c->pid, SIGKILL);
+		waitpid(c->pid, NULL, 0);
+		memset(c, 0, sizeof(*c));
+		return cb_fail(err, "%s: out of memory", argv[0]);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &c->start);
 	c->in_fd = in[1];
@@ -335,8 +445,10 @@ static void reap(struct cb_child *c, int block)
 	do
 		r = waitpid(c->pid, &c->status, 0);
 	while (r < 0 && errno == EINTR);
-	if (r == c->pid)
+	if (r == c->pid) {
 		c->reaped = 1;
+		forget(c->pid);
+	}
 }
 
 /* Reap the child, waiting until deadline_ms at most (0: as long as it
@@ -628,4 +740,164 @@ void cb_describe_status(int status, char *out, size_t cap)
 		snprintf(out, cap, "killed by signal %d", WTERMSIG(status));
 	else
 		snprintf(out, cap, "status %d", status);
+}
+
+int cb_become_subreaper(struct cb_err *err)
+{
+#ifdef __linux__
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return cb_fail(err, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+#else
+	(void)err;
+#endif
+	return 0;
+}
+
+#ifdef __linux__
+/* One process as /proc/PID/stat shows it. */
+struct pinfo {
+	pid_t pid, ppid, pgrp;
+	char state;
+	char name[32];
+};
+
+/* Read /proc/PID/stat of the process named by the folder name; 0 when it
+ * is gone or not a process. The name (comm) may hold ')' and spaces: it
+ * ends at the last ')'. */
+static int read_stat(const char *name, struct pinfo *p)
+{
+	char path[300], buf[512], *open_paren, *close_paren;
+	ssize_t n;
+	int fd, ppid, pgrp;
+
+	if (strlen(name) > 20)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%s/stat", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	open_paren = strchr(buf, '(');
+	close_paren = strrchr(buf, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren ||
+	    sscanf(close_paren + 1, " %c %d %d", &p->state, &ppid, &pgrp) != 3)
+		return 0;
+	p->pid = (pid_t)atol(name);
+	p->ppid = (pid_t)ppid;
+	p->pgrp = (pid_t)pgrp;
+	snprintf(p->name, sizeof(p->name), "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
+	return 1;
+}
+
+/* Every process now, into *list (*n of them); -1 when out of memory. */
+static int scan_procs(struct pinfo **list, size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t cap = 0;
+
+	*list = NULL;
+	*n = 0;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct pinfo p;
+		if (!isdigit((unsigned char)e->d_name[0]) || !read_stat(e->d_name, &p))
+			continue;
+		if (*n == cap) {
+			struct pinfo *l = realloc(*list, (cap = cap ? 2 * cap : 256) * sizeof(*l));
+			if (!l) {
+				closedir(d);
+				free(*list);
+				*list = NULL;
+				return -1;
+			}
+			*list = l;
+		}
+		(*list)[(*n)++] = p;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Whether p descends from the process root (following parents through
+ * list, a snapshot of every process). */
+static int descends(const struct pinfo *p, pid_t root, const struct pinfo *list, size_t n)
+{
+	pid_t at = p->ppid;
+	size_t depth, i;
+
+	for (depth = 0; at > 1 && depth < n; depth++) {
+		if (at == root)
+			return 1;
+		for (i = 0; i < n && list[i].pid != at; i++)
+			;
+		if (i == n)
+			return 0;
+		at = list[i].ppid;
+	}
+	return 0;
+}
+#endif
+
+/* How long cb_reap_strays tries before it gives up on a process that
+ * will not die (one stuck in the kernel). */
+#define STRAY_MS 10000
+
+int cb_reap_strays(pid_t keep, json_t *killed, struct cb_err *err)
+{
+#ifdef __linux__
+	long long deadline = cb_mono_ms() + STRAY_MS;
+	pid_t self = getpid();
+
+	for (;;) {
+		struct pinfo *list;
+		size_t n, i, alive = 0;
+
+		if (scan_procs(&list, &n) < 0)
+			return cb_fail(err, "out of memory");
+		for (i = 0; i < n; i++) {
+			const struct pinfo *p = &list[i];
+			int orphan = p->ppid == self && !is_known(p->pid);
+			int escaped = keep > 0 && p->pid != keep && descends(p, keep, list, n);
+			char what[64];
+
+			if (!orphan && !escaped)
+				continue;
+			if (p->state == 'Z') {
+				/* dead already: an orphan of caliber is reaped */
+				if (orphan)
+					waitpid(p->pid, NULL, WNOHANG);
+				continue;
+			}
+			alive++;
+			kill(p->pid, SIGKILL);
+			snprintf(what, sizeof(what), "%s (pid %ld)", p->name, (long)p->pid);
+			if (killed) {
+				size_t k;
+				for (k = 0; k < json_array_size(killed); k++)
+					if (strcmp(json_string_value(json_array_get(killed, k)), what) == 0)
+						break;
+				if (k == json_array_size(killed))
+					json_array_append_new(killed, json_string(what));
+			}
+		}
+		free(list);
+		if (!alive)
+			return 0;
+		if (cb_mono_ms() > deadline)
+			return cb_fail(err, "%zu process%s a worker started would not end within %d s", alive,
+				       alive == 1 ? "" : "es", STRAY_MS / 1000);
+		nanosleep(&(struct timespec){ 0, 5000000L }, NULL);
+	}
+#else
+	(void)keep;
+	(void)killed;
+	(void)err;
+	return 0;
+#endif
 }

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "caliber.h"
 
 /* A child process. Zeroed, it is "no child": every function below then
@@ -36,14 +38,26 @@ enum {
 int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const envp[], int flags,
 		   struct cb_err *err);
 
+/* The most folders a confined child may write beneath. */
+#define CB_CONFINE_MAX 4
+
+/* cb_child_spawn for a CB_CHILD_LIFELINE child that abi > 0 confines
+ * (confine.h): it and all it starts may write only beneath the ndirs
+ * folders dirs (and /dev), from before its first instruction. The folders
+ * are opened here and handed over open, so that the child is confined to
+ * them even when they move before it starts. abi 0 is cb_child_spawn. */
+int cb_child_spawn_confined(struct cb_child *c, const char *const argv[], char *const envp[], int flags, int abi,
+			    const char *const *dirs, size_t ndirs, struct cb_err *err);
+
 /* The argument that makes caliber an exec wrapper (main() checks it
- * first): `caliber --lifeline-exec PID PATH ARGV0 ARGS...`. */
+ * first): `caliber --lifeline-exec PID ABI N PATH ARGV0 ARGS...`. */
 #define CB_LIFELINE_ARG "--lifeline-exec"
 
 /* The exec wrapper CB_CHILD_LIFELINE spawns a child through (Linux), since
  * posix_spawn cannot ask for a parent-death signal: set PR_SET_PDEATHSIG
  * to SIGKILL, make sure the runner PID is still the parent (it may have
- * died before), then exec PATH with ARGV0 ARGS.... Returns only on
+ * died before), with ABI above 0 confine itself to the N folders open
+ * from descriptor CB_CONFINE_FD0 on (cb_confine_self), then exec PATH with ARGV0 ARGS.... Returns only on
  * failure, with err filled. */
 int cb_lifeline_exec(int argc, char **argv, struct cb_err *err);
 
@@ -117,6 +131,21 @@ int cb_run_capture(const char *const argv[], char *const envp[], long long timeo
  * commands that start caliber again (run --devices) or write scripts that
  * do (slurm). Caller frees. */
 char *cb_self_exe(struct cb_err *err);
+
+/* Make caliber the child subreaper (Linux): what a worker starts and
+ * leaves behind, even in a session of its own (setsid), becomes caliber's
+ * child when its parent dies, instead of init's, so that cb_reap_strays
+ * finds it. */
+int cb_become_subreaper(struct cb_err *err);
+
+/* End what workers left behind: every child of caliber that it did not
+ * spawn (an orphan that came to the subreaper) and, when keep is a living
+ * worker (a persistent one, between two requests), every descendant of
+ * keep, in its process group or not (a child that has yet to call setsid
+ * is still in it); killed and reaped, again and again until none remains (their own
+ * children come next), each named "NAME (pid N)" once in killed (NULL:
+ * not named). Fails only when some would not die within 10 s. */
+int cb_reap_strays(pid_t keep, json_t *killed, struct cb_err *err);
 
 /* "exited with status 3" / "killed by signal 9" for a waitpid status. */
 void cb_describe_status(int status, char *out, size_t cap);

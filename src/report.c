@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "aa.h"
+#include "buf.h"
 #include "classify.h"
 #include "compile_log.h"
 #include "evidence.h"
@@ -72,6 +73,7 @@ void cb_report_release(struct cb_report *rp)
 	free(rp->diff);
 	json_decref(rp->dj);
 	cb_campaign_summary_release(&rp->cs);
+	free(rp->workers);
 	free(rp->href);
 	free(rp->dhref);
 	memset(rp, 0, sizeof(*rp));
@@ -834,6 +836,34 @@ static int attach_diff(struct cb_report *rp, const char *dir, const char *run, s
 	return 0;
 }
 
+/* rp->workers from the run's run.json (docs/formats.md): how each
+ * invocation confined its workers, each way once, in order. A run that
+ * does not record it (made before confinement, merged) has none. */
+static int load_workers(struct cb_report *rp, struct cb_err *err)
+{
+	char *path = cb_path_join(rp->root, "run.json");
+	json_t *j = NULL, *inv;
+	struct cb_buf b = CB_BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	if (!path)
+		return cb_fail(err, "out of memory");
+	if (cb_report_has_file(rp->root, "run.json") && !(j = cb_json_load_file(path, err)))
+		rc = -1;
+	json_array_foreach(json_object_get(j, "invocations"), i, inv) {
+		const char *how = json_string_value(json_object_get(inv, "workers"));
+		if (how && (!b.data || !strstr(b.data, how)))
+			cb_buf_addf(&b, "%s%s", b.len ? "; then " : "", how);
+	}
+	if (b.len && !(rp->workers = cb_buf_detach(&b, NULL)))
+		rc = cb_fail(err, "out of memory");
+	cb_buf_release(&b);
+	json_decref(j);
+	free(path);
+	return rc;
+}
+
 int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output, int gate,
 		   struct cb_err *err)
 {
@@ -859,7 +889,7 @@ int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const
 		return cb_fail(err, "out of memory");
 	rc = cb_campaign_summary_load(path, &rp->cs, err);
 	free(path);
-	if (rc < 0 || load_tasks(rp, err) < 0 || (rp->dj && attach_derived(rp, err) < 0) ||
+	if (rc < 0 || load_workers(rp, err) < 0 || load_tasks(rp, err) < 0 || (rp->dj && attach_derived(rp, err) < 0) ||
 	    make_hrefs(rp, output, err) < 0)
 		return -1;
 	if (rp->n)

@@ -82,6 +82,8 @@ struct cb_report {
 	char *dhref;                    /* the derived folder, likewise */
 	struct cb_diff *diff;           /* `caliber diff` of the run, NULL when the seal does not hold */
 	int compile_known;              /* some cell receipt's folder holds a listened compile.json */
+	char *workers;                  /* how the run's workers were confined (run.json), each way its
+	                                   invocations ran them, joined by "; then "; NULL: not recorded */
 };
 
 /* Load the run root or derived run at dir into rp (zeroed first): the

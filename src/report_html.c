@@ -242,6 +242,11 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 	cb_buf_addf(b, "<span class=\"%s\" id=\"seal\">", strncmp(rp->seal, "holds", 5) == 0 ? "seal-ok" : "seal-bad");
 	cb_html_esc(b, rp->seal);
 	cb_buf_adds(b, "</span> (<code>caliber verify</code> run by this report)</td></tr>\n");
+	if (rp->workers) {
+		h_fact_open(b, "workers");
+		cb_html_esc(b, rp->workers);
+		cb_buf_adds(b, "</td></tr>\n");
+	}
 	if (rp->derived_dir) {
 		h_fact_open(b, "derived run");
 		cb_buf_addf(b, "re-accounted at launch floor %lld (sealed at %lld); equivalence at the sealed floor %s; "

@@ -300,6 +300,10 @@ static void put_summary_lines(struct cb_buf *b, const struct cb_report *rp, int 
 	cb_report_fmt_share(cb_json_int(th, "confidence_ppm", 0), conf, sizeof(conf));
 	cb_buf_addf(b, "%sseal: ", item);
 	put_text(b, rp->seal, md);
+	if (rp->workers) {
+		cb_buf_addf(b, "\n%sworkers: ", item);
+		put_text(b, rp->workers, md);
+	}
 	cb_buf_addf(b, "\n%slaunch floor %lld; thresholds: gain %s, regression %s, confidence %s\n", item,
 		    rp->cs.launch_floor, gain, reg, conf);
 	if (rp->derived_dir) {

@@ -27,6 +27,8 @@
 #include "manifest.h"
 #include "matrix.h"
 #include "plan.h"
+#include "confine.h"
+#include "fixed.h"
 #include "preflight.h"
 #include "proc.h"
 #include "receipt.h"
@@ -55,6 +57,8 @@ struct runner {
 	long long deadline_ms;                  /* CLOCK_MONOTONIC; 0: none */
 	long long task_ms[CB_NPHASES];          /* longest cell of each phase in the running task, -1: none yet */
 	int prescreen;                          /* run --prescreen */
+	struct cb_fixed fixed;                  /* the digests of every cell and task receipt done (fixed.h) */
+	json_t *planted;                        /* what was found where a task's folder goes, and removed */
 	char stop[768];                         /* why the running task stopped between cells, when it did */
 };
 
@@ -249,6 +253,59 @@ static int empty_cell_folder(const char *dir, json_t **found, struct cb_err *err
 	return cb_tidy_fresh(dir, *found, err) < 0 ? cb_prefix(err, "cell folder") : 0;
 }
 
+/* Fail unless root/rel is a folder of its own or absent: a link or a
+ * file a worker put in place of a folder of the run (tasks/, a task's
+ * folder or its cells/) would take what caliber writes there elsewhere. */
+static int no_link_at(const struct runner *rn, const char *rel, struct cb_err *err)
+{
+	char *abs = cb_path_join(rn->root, rel);
+	struct stat st;
+	int rc = 0;
+
+	if (!abs)
+		return cb_fail(err, "out of memory");
+	if (lstat(abs, &st) == 0 && !S_ISDIR(st.st_mode))
+		rc = cb_fail(err, "%s: %s in place of the folder caliber made: something a worker started replaced it",
+			     abs, S_ISLNK(st.st_mode) ? "a symlink" : "not a folder");
+	free(abs);
+	return rc;
+}
+
+/* The folders above the cell folders of task id are caliber's own. */
+static int task_folders_hold(const struct runner *rn, const char *id, struct cb_err *err)
+{
+	char *task = cb_strdupf("tasks/%s", id), *cells = cb_strdupf("tasks/%s/cells", id);
+	int rc = !task || !cells ? cb_fail(err, "out of memory")
+		 : no_link_at(rn, "tasks", err) < 0 || no_link_at(rn, task, err) < 0 || no_link_at(rn, cells, err) < 0
+		 ? -1 : 0;
+
+	free(task);
+	free(cells);
+	return rc;
+}
+
+/* Make dir, the folder of task id about to start, an empty folder of its
+ * own (tidy.h, cb_tidy_fresh): what was there, planted by a worker, goes
+ * into rn->planted as "tasks/<id>[/<name>]: <what it was>, removed ...",
+ * for run.json. */
+static int fresh_task_folder(struct runner *rn, const char *id, const char *dir, struct cb_err *err)
+{
+	json_t *found = json_array(), *s;
+	size_t k;
+	int rc = found ? cb_tidy_fresh(dir, found, err) : cb_fail(err, "out of memory");
+
+	json_array_foreach(found, k, s) {
+		const char *what = json_string_value(s);
+		char *line = what[0] == '.' && what[1] == ':' ? cb_strdupf("tasks/%s%s", id, what + 1)
+							      : cb_strdupf("tasks/%s/%s", id, what);
+		if (rc == 0 && (!line || json_array_append_new(rn->planted, json_string(line)) < 0))
+			rc = cb_fail(err, "out of memory");
+		free(line);
+	}
+	json_decref(found);
+	return rc;
+}
+
 /* Run one phase (one session of a round) of one task in one cell; outcome
  * filled. Returns 1 without starting it when it would not end by the
  * deadline. */
@@ -282,9 +339,14 @@ static int run_cell(struct runner *rn, size_t i, const json_t *task, const struc
 	}
 	t = cb_mono_ms();
 	progress(rn, i, w->id, cp->cell->name, p, session, NULL, 0);
-	rc = empty_cell_folder(cb_json_str(req, "dir"), &found, err);
+	rc = task_folders_hold(rn, w->id, err);
+	if (rc == 0)
+		rc = empty_cell_folder(cb_json_str(req, "dir"), &found, err);
 	if (rc == 0)
 		rc = cb_cell_run(&rn->ctx, cp, req, w->id, p, w->timeout_s, found, outcome, err);
+	/* The cell has ended: its evidence is fixed (fixed.h). */
+	if (rc == 0)
+		rc = cb_fixed_tree(&rn->fixed, cb_json_str(req, "dir") + strlen(rn->root) + 1, err);
 	json_decref(found);
 	json_decref(req);
 	if (rc == 0) {
@@ -511,7 +573,9 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	}
 	rn->task_t0_ms = t0;
 	cb_now_utc(started);
-	if (!dir || cb_mkdir_p(dir, 0755, err) < 0)
+	/* Nothing of the task exists yet: what is where its folder goes (a
+	 * link to a folder outside, a forged cells/) was planted, and goes. */
+	if (!dir || no_link_at(rn, "tasks", err) < 0 || fresh_task_folder(rn, w->id, dir, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
 		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, 1, dir, &correct[c], err)) != 0)
@@ -535,11 +599,21 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 		if (adapted[c])
 			json_object_set_new(json_object_get(extra, "orders"), c == CB_ORDER_A ? "a" : "b",
 					    json_pack("{s:O}", "adaptive", adapted[c]));
-	if (cb_task_account(dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
+	/* The classifier reads the task's evidence only between two checks
+	 * against the digests its cells were fixed with. */
+	if (cb_fixed_check(&rn->fixed, dir + strlen(rn->root) + 1, err) < 0 ||
+	    cb_task_account(dir, w->id, m, m->launch_floor, CB_BOOTSTRAP_RESAMPLES, NULL, &acc, err) < 0)
 		goto out;
-	rc = cb_task_receipt_write(dir, (size_t)cb_json_int(task, "index", (json_int_t)i), w->op, m, m->launch_floor,
-				   &acc, extra, res, err);
+	rc = cb_fixed_check(&rn->fixed, dir + strlen(rn->root) + 1, err);
+	if (rc == 0)
+		rc = cb_task_receipt_write(dir, (size_t)cb_json_int(task, "index", (json_int_t)i), w->op, m,
+					   m->launch_floor, &acc, extra, res, err);
 	cb_task_account_release(&acc);
+	if (rc == 0) {
+		char *receipt = cb_strdupf("%s/task.json", dir + strlen(rn->root) + 1);
+		rc = receipt ? cb_fixed_tree(&rn->fixed, receipt, err) : cb_fail(err, "out of memory");
+		free(receipt);
+	}
 	if (rc < 0)
 		goto out;
 	cb_expect_so_far_add(&rn->so_far, wall_ms, cb_json_int(task, "budget_s", 0));
@@ -586,7 +660,10 @@ static int prepare_resume(struct runner *rn, struct cb_task_result *res, struct 
 				cb_expect_so_far_add(&rn->so_far, (long long)(ns / 1000000), cb_json_int(task, "budget_s", 0));
 			rn->done[i] = rc == 0;
 			json_decref(j);
-		} else if (cb_exists(tdir)) {
+		} else if (!cb_exists(tdir)) {
+			/* removed by hand (a task whose evidence was changed): redone */
+			rc = cb_fixed_forget(&rn->fixed, tdir + strlen(rn->root) + 1, err);
+		} else {
 			char *aside = NULL;
 			int k;
 			char *adir = cb_path_join(rn->root, "interrupted");
@@ -599,6 +676,10 @@ static int prepare_resume(struct runner *rn, struct cb_task_result *res, struct 
 			}
 			if (rc == 0 && (!aside || rename(tdir, aside) < 0))
 				rc = cb_fail(err, "%s: cannot move aside: %s", tdir, strerror(errno));
+			/* what its cells fixed moved with it, and is fixed where it went */
+			if (rc == 0 && (cb_fixed_forget(&rn->fixed, tdir + strlen(rn->root) + 1, err) < 0 ||
+					cb_fixed_tree(&rn->fixed, aside + strlen(rn->root) + 1, err) < 0))
+				rc = -1;
 			else if (rc == 0)
 				note(rn, json_pack("{s:s, s:s, s:s}", "event", "resume-moved-aside", "task", id, "to", aside),
 				     "resume: moved the interrupted %s aside to interrupted/%s-%d", id, id, k);
@@ -671,12 +752,12 @@ out:
 
 /* run.json: how this run was started and resumed (sealed with it), with
  * this invocation's scratch folder (so that a resume after a kill removes
- * it), what a resume tidied (tidy.h), and the shard it ran ("K/N"; NULL:
- * the whole matrix). */
+ * it), what a resume tidied (tidy.h), how its workers were confined
+ * (confine.h), and the shard it ran ("K/N"; NULL: the whole matrix). */
 static int record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
-			     const char *scratch, json_t *tidied, struct cb_err *err)
+			     const char *scratch, json_t *tidied, const struct cb_confine *confine, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "run.json"), now[32];
+	char *path = cb_path_join(root, "run.json"), now[32], how[200];
 	json_t *j = NULL, *args = json_array(), *inv;
 	int i, rc;
 
@@ -689,9 +770,10 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 		j = cb_receipt_new("caliber.run/1");
 		json_object_set_new(j, "invocations", json_array());
 	}
-	inv = json_pack("{s:s, s:o, s:b, s:s, s:s, s:s, s:O}", "started", now, "argv", args, "resume", resume,
-			"caliber_version", cb_version(), "caliber_commit", cb_commit(), "scratch", scratch, "tidied",
-			tidied);
+	cb_confine_describe(confine, how, sizeof(how));
+	inv = json_pack("{s:s, s:o, s:b, s:s, s:s, s:s, s:O, s:s, s:i}", "started", now, "argv", args, "resume",
+			resume, "caliber_version", cb_version(), "caliber_commit", cb_commit(), "scratch", scratch,
+			"tidied", tidied, "workers", how, "landlock_abi", confine->abi);
 	if (shard)
 		json_object_set_new(inv, "shard", json_string(shard));
 	json_array_append_new(json_object_get(j, "invocations"), inv);
@@ -738,6 +820,33 @@ static json_t *timer_json(const struct cb_manifest *m)
 	return t;
 }
 
+/* Remove the run's folder of worker slots (worker.h, CB_SLOTS_DIR),
+ * which is never sealed: empty when every worker has gone, but for what a
+ * worker wrote into its slot after its last request, or what workers of
+ * a killed caliber left; each such slot is named in changes. */
+static int remove_slots(const char *root, json_t *changes, struct cb_err *err)
+{
+	char *slots = cb_path_join(root, CB_SLOTS_DIR), **names = NULL;
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (!slots)
+		return cb_fail(err, "out of memory");
+	if (cb_is_dir(slots) && cb_list_dir(slots, &names, &n, err) < 0)
+		rc = -1;
+	for (i = 0; rc == 0 && i < n; i++) {
+		char *what = cb_strdupf(CB_SLOTS_DIR "/%s: the slot of a worker that is gone, removed", names[i]);
+		if (!what || json_array_append_new(changes, json_string(what)) < 0)
+			rc = cb_fail(err, "out of memory");
+		free(what);
+	}
+	if (rc == 0 && cb_exists(slots))
+		rc = cb_rm_rf(slots, err);
+	cb_strv_free(names, n);
+	free(slots);
+	return rc;
+}
+
 /* Before the seal: what a worker left outside its own cell folder (which
  * is tidied when the cell ends) that a seal cannot hold is taken out of
  * the whole root (tidy.h), said, and added to this invocation's "tidied"
@@ -754,7 +863,8 @@ static int tidy_before_seal(const struct runner *rn, struct cb_err *err)
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (cb_tidy_tree(rn->root, changes, err) < 0)
+	if (json_array_extend(changes, rn->planted) < 0 || remove_slots(rn->root, changes, err) < 0 ||
+	    cb_tidy_tree(rn->root, changes, err) < 0)
 		goto out;
 	rc = 0;
 	if (!json_array_size(changes))
@@ -932,6 +1042,14 @@ int cb_run_verdicts(const char *root, int json, int gate_x, struct cb_err *err)
 	return rc;
 }
 
+/* The files at the top of a run root that runner steps write, which the
+ * check before the seal takes as they are (fixed.h): the frozen inputs,
+ * run.json, the ledger, the campaign receipt and the verdict matrix. */
+static const char *const runner_files[] = {
+	"manifest.json", "task-matrix.json", CB_FROZEN_INVENTORY, "run.json", CB_FIXED_FILE, "campaign.json",
+	"matrix.csv", "matrix.md", NULL
+};
+
 int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 {
 	struct runner rn;
@@ -939,6 +1057,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	struct cb_backend backend;
 	struct cb_preflight pf;
 	struct cb_history history;
+	struct cb_confine confine;
 	struct cb_task_result *res = NULL;
 	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
 	char fail_set[8] = "", digest[CB_SHA256_HEX], shard[32];
@@ -947,6 +1066,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	int c, rc;
 
 	memset(&rn, 0, sizeof(rn));
+	rn.planted = json_array();
 	memset(&m, 0, sizeof(m));
 	memset(&backend, 0, sizeof(backend));
 	memset(&pf, 0, sizeof(pf));
@@ -962,7 +1082,9 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if (cb_manifest_load(manifest, &m, err) < 0 || cb_backend_load(o->backends, m.backend, &backend, err) < 0)
+	cb_confine_probe(o->no_confinement, &confine);
+	if (cb_become_subreaper(err) < 0 || cb_manifest_load(manifest, &m, err) < 0 ||
+	    cb_backend_load(o->backends, m.backend, &backend, err) < 0)
 		goto out;
 	/* A history that cannot be trusted is refused before anything runs:
 	 * the user asked to plan by it. */
@@ -992,6 +1114,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	pf.resume = o->resume;
 	pf.allow_dirty_harness = o->allow_dirty;
 	pf.shard = &o->shard;
+	pf.confine = &confine;
+	pf.require_confinement = o->require_confinement;
 	pf.json = rn.progress == PROGRESS_JSON;
 	pf.quiet = rn.progress == PROGRESS_QUIET;
 	if (cb_preflight_run(&pf, stdout) > 0) {
@@ -1023,10 +1147,14 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	if (!o->resume) {
 		if (make_skeleton(manifest, matrix, output, err) < 0)
 			goto out;
-	} else if (!tidied || cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0 ||
-		   prepare_resume(&rn, res, err) < 0) {
+	} else if (!tidied || remove_slots(output, tidied, err) < 0 ||
+		   cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0) {
 		goto out;
 	}
+	if (cb_fixed_open(&rn.fixed, output, o->resume, err) < 0 || (o->resume && prepare_resume(&rn, res, err) < 0))
+		goto out;
+	if (cb_worker_ctx_confine(&rn.ctx, confine.abi, output, err) < 0)
+		goto out;
 	for (i = 0; i < rn.ntasks; i++)
 		ndone += rn.done[i];
 	for (i = 0; i < json_array_size(tidied); i++)
@@ -1034,7 +1162,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		     "resume: %s", json_string_value(json_array_get(tidied, i)));
 	if ((o->resume && same_prescreen(output, o->prescreen, err) < 0) ||
 	    record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, rn.ctx.scratch, tidied,
-			      err) < 0)
+			      &confine, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++) {
 		rn.procs[c].cell = &m.cells[c];
@@ -1069,9 +1197,11 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_stop(&rn.procs[c]);
-	if (tidy_before_seal(&rn, err) < 0 ||
+	/* What the last workers left goes before anything is sealed. */
+	if (cb_reap_strays(0, NULL, err) < 0 || tidy_before_seal(&rn, err) < 0 ||
 	    write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), &o->shard, err) < 0 ||
-	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
+	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 ||
+	    cb_fixed_check_run(&rn.fixed, runner_files, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
 	    cb_seal_digest(output, digest, err) < 0)
 		goto out;
 	note(&rn, json_pack("{s:s, s:I, s:s}", "event", "sealed", "tasks", (json_int_t)rn.ntasks, "root", output),
@@ -1095,6 +1225,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 out:
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_release(&rn.procs[c]);
+	cb_fixed_release(&rn.fixed);
+	json_decref(rn.planted);
 	for (i = 0; res && i < rn.ntasks; i++)
 		cb_task_result_release(&res[i]);
 	free(res);

@@ -31,6 +31,8 @@ struct cb_run_opts {
 	struct cb_shard shard;             /* run only this shard of the matrix (n 0: all of it) */
 	int preflight_only;                /* stop after the preflights, writing nothing */
 	int prescreen;                     /* time no task whose binaries are identical in every cell */
+	int no_confinement;                /* run workers unconfined (confine.h), and say so */
+	int require_confinement;           /* refuse the batch (exit 3) when workers cannot be confined */
 };
 
 /* Run (or resume) the campaign: preflights (refused: exit 3, nothing

@@ -151,9 +151,9 @@ static char *build_root_path(const char *root, const char *mod)
 int cb_worker_env(const struct cb_worker_ctx *ctx, const struct cb_cell *cell, const char *dir,
 		  struct cb_env *env, json_t **overlay, struct cb_err *err)
 {
-	static const char *const sub[] = { "home", "home/.cache", "triton", "flaggems", "work" };
+	static const char *const sub[] = { "home", "home/.cache", "triton", "flaggems", "work", "tmp" };
 	static const char *const vars[] = { "HOME", "XDG_CACHE_HOME", "TRITON_CACHE_DIR", "FLAGGEMS_CACHE_DIR",
-					    "CALIBER_WORK_DIR" };
+					    "CALIBER_WORK_DIR", "TMPDIR" };
 	const char *k, *v, *root = cb_worker_compiler_root(ctx, cell);
 	const struct cb_source *comp = cell->compiler_root ? &cell->compiler : &ctx->m->sources[CB_SRC_COMPILER];
 	json_t *ov = json_object(), *jv;
@@ -460,15 +460,48 @@ void cb_worker_ctx_release(struct cb_worker_ctx *ctx)
 	free(ctx->worker_argv);
 	free(ctx->preload);
 	free(ctx->gpu_lock);
+	free(ctx->slots);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
-/* Start a worker of the cell into c. Its private folder (caches, HOME,
- * working directory) and environment are the cell's for the whole run, but
- * fresh for every process in task mode. */
-static int start_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_child *c,
-			struct cb_err *err)
+int cb_worker_ctx_confine(struct cb_worker_ctx *ctx, int abi, const char *run_root, struct cb_err *err)
 {
+	free(ctx->slots);
+	ctx->slots = NULL;
+	ctx->confine_abi = 0;
+	if (abi <= 0)
+		return 0;
+	ctx->slots = cb_path_join(run_root, CB_SLOTS_DIR);
+	if (!ctx->slots)
+		return cb_fail(err, "out of memory");
+	if (mkdir(ctx->slots, 0700) < 0 && errno != EEXIST)
+		return cb_fail(err, "%s: %s", ctx->slots, strerror(errno));
+	ctx->confine_abi = abi;
+	return 0;
+}
+
+/* Remove the slot *slot of a worker that is gone (its processes with it),
+ * and forget it. */
+static void drop_slot(char **slot)
+{
+	struct cb_err ignored;
+
+	if (*slot)
+		cb_rm_rf(*slot, &ignored);
+	free(*slot);
+	*slot = NULL;
+}
+
+/* Start a worker of the cell into c. Its private folder (caches, HOME,
+ * working directory, TMPDIR) and environment are the cell's for the whole
+ * run, but fresh for every process in task mode. Confined, it gets a
+ * fresh slot (*slot, under ctx->slots) and may write only there and in
+ * its private folder. */
+static int start_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_child *c,
+			char **slot, struct cb_err *err)
+{
+	const char *dirs[2];
+
 	if (ctx->mode == CB_WORKERS_TASK || !cp->dir) {
 		free(cp->dir);
 		cb_env_release(&cp->env);
@@ -480,9 +513,26 @@ static int start_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp
 		if (cb_worker_env(ctx, cp->cell, cp->dir, &cp->env, &cp->overlay, err) < 0)
 			return -1;
 	}
+	*slot = NULL;
+	if (ctx->slots) {
+		*slot = cb_strdupf("%s/%s-%d", ctx->slots, cp->cell->name, cp->spawned);
+		if (!*slot)
+			return cb_fail(err, "out of memory");
+		if (mkdir(*slot, 0755) < 0) {
+			cb_fail(err, "%s: %s", *slot, strerror(errno));
+			free(*slot);
+			*slot = NULL;
+			return -1;
+		}
+	}
 	cp->spawned++;
-	if (cb_child_spawn(c, ctx->worker_argv, cp->env.v, CB_CHILD_REPLY | CB_CHILD_LIFELINE, err) < 0)
+	dirs[0] = cp->dir;
+	dirs[1] = *slot;
+	if (cb_child_spawn_confined(c, ctx->worker_argv, cp->env.v, CB_CHILD_REPLY | CB_CHILD_LIFELINE,
+				    ctx->confine_abi, dirs, 2, err) < 0) {
+		drop_slot(slot);
 		return cb_prefix(err, "cell %s: worker", cp->cell->name);
+	}
 	return 0;
 }
 
@@ -490,7 +540,7 @@ int cb_cell_proc_prestart(const struct cb_worker_ctx *ctx, struct cb_cell_proc *
 {
 	while (cp->nahead < (size_t)ctx->prestart && cp->nahead < CB_PRESTART_MAX) {
 		memset(&cp->ahead[cp->nahead], 0, sizeof(cp->ahead[cp->nahead]));
-		if (start_worker(ctx, cp, &cp->ahead[cp->nahead], err) < 0)
+		if (start_worker(ctx, cp, &cp->ahead[cp->nahead], &cp->ahead_slot[cp->nahead], err) < 0)
 			return -1;
 		cp->ahead_ms[cp->nahead++] = cb_mono_ms();
 	}
@@ -503,12 +553,15 @@ static int take_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp,
 	if (cp->nahead) {
 		cp->child = cp->ahead[0];
 		cp->started_ms = cp->ahead_ms[0];
+		cp->slot = cp->ahead_slot[0];
 		memmove(&cp->ahead[0], &cp->ahead[1], (cp->nahead - 1) * sizeof(cp->ahead[0]));
 		memmove(&cp->ahead_ms[0], &cp->ahead_ms[1], (cp->nahead - 1) * sizeof(cp->ahead_ms[0]));
+		memmove(&cp->ahead_slot[0], &cp->ahead_slot[1], (cp->nahead - 1) * sizeof(cp->ahead_slot[0]));
 		memset(&cp->ahead[--cp->nahead], 0, sizeof(cp->ahead[0]));
+		cp->ahead_slot[cp->nahead] = NULL;
 	} else {
 		memset(&cp->child, 0, sizeof(cp->child));
-		if (start_worker(ctx, cp, &cp->child, err) < 0)
+		if (start_worker(ctx, cp, &cp->child, &cp->slot, err) < 0)
 			return -1;
 		cp->started_ms = -1;
 	}
@@ -522,6 +575,7 @@ static void drop_ahead(struct cb_cell_proc *cp)
 	while (cp->nahead) {
 		cb_child_kill(&cp->ahead[--cp->nahead], 1000);
 		cb_child_release(&cp->ahead[cp->nahead]);
+		drop_slot(&cp->ahead_slot[cp->nahead]);
 	}
 }
 
@@ -549,6 +603,7 @@ void cb_cell_proc_stop(struct cb_cell_proc *cp)
 {
 	drop_ahead(cp);
 	stop_serving(cp);
+	drop_slot(&cp->slot);
 }
 
 void cb_cell_proc_release(struct cb_cell_proc *cp)
@@ -561,11 +616,56 @@ void cb_cell_proc_release(struct cb_cell_proc *cp)
 		cb_child_release(&cp->child);
 		cp->alive = 0;
 	}
+	drop_slot(&cp->slot);
 	cb_env_release(&cp->env);
 	json_decref(cp->overlay);
 	free(cp->dir);
 	cp->overlay = NULL;
 	cp->dir = NULL;
+}
+
+/* Make the serving worker's slot the cell folder dir (empty, made by the
+ * runner): what the worker put in its slot before its request was not
+ * written for this cell, and is taken out into removed (tidy.h) before
+ * the slot takes dir's place. */
+static int slot_in(struct cb_cell_proc *cp, const char *dir, json_t *removed, struct cb_err *err)
+{
+	if (cb_tidy_fresh(cp->slot, removed, err) < 0)
+		return cb_prefix(err, "worker slot");
+	if (rmdir(dir) < 0)
+		return cb_fail(err, "%s: cannot make way for the worker's slot: %s", dir, strerror(errno));
+	if (rename(cp->slot, dir) < 0)
+		return cb_fail(err, "%s: cannot move the worker's slot %s there: %s", dir, cp->slot, strerror(errno));
+	return 0;
+}
+
+/* The cell ends: the slot leaves the cell folder dir for its place under
+ * .slots, and what is in it moves into a new folder at dir, which the
+ * worker's rules do not reach (Landlock grants rights beneath a folder,
+ * wherever it is moved, never beneath a folder made after). */
+static int slot_out(struct cb_cell_proc *cp, const char *dir, struct cb_err *err)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (rename(dir, cp->slot) < 0)
+		return cb_fail(err, "%s: cannot move the worker's slot back to %s: %s", dir, cp->slot, strerror(errno));
+	if (mkdir(dir, 0755) < 0)
+		return cb_fail(err, "%s: %s", dir, strerror(errno));
+	if (cb_list_dir(cp->slot, &names, &n, err) < 0)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		char *from = cb_path_join(cp->slot, names[i]), *to = cb_path_join(dir, names[i]);
+		if (!from || !to)
+			rc = cb_fail(err, "out of memory");
+		else if (rename(from, to) < 0)
+			rc = cb_fail(err, "%s: cannot move into the cell folder: %s", from, strerror(errno));
+		free(from);
+		free(to);
+	}
+	cb_strv_free(names, n);
+	return rc;
 }
 
 /* Sorted names of what the worker left in the cell folder. */
@@ -794,24 +894,32 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	enum cb_wait what = CB_WAIT_EXITED;
 	long long pytest_exit = -1;
 	json_t *r = cb_receipt_new(CB_CELL_SCHEMA), *removed = found ? json_deep_copy(found) : json_array();
+	json_t *killed = json_array();
 	size_t len = 0;
 	long long ahead_ms = 0, reply_ns = -1;
-	int fresh = 0, log_fd = -1, rc = -1, broke = 0;
+	int fresh = 0, log_fd = -1, rc = -1, broke = 0, slotted = 0;
 
 	/* The cell's folder goes through the output guard: a link that a
 	 * worker (or anyone) left in the tree above it must not lead into a
 	 * sealed run. */
-	if (!log || !r || !removed) {
+	if (!log || !r || !removed || !killed) {
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (cb_guard_mkdir(&(struct cb_guard){ NULL, NULL, NULL }, dir, 0755, err) < 0 || open_log(log, &log_fd, err) < 0)
+	if (cb_guard_mkdir(&(struct cb_guard){ NULL, NULL, NULL }, dir, 0755, err) < 0)
 		goto out;
 	if (!cp->alive) {
 		if (take_worker(ctx, cp, err) < 0)
 			goto out;
 		fresh = 1;
 	}
+	if (cp->slot) {
+		if (slot_in(cp, dir, removed, err) < 0)
+			goto out;
+		slotted = 1;
+	}
+	if (open_log(log, &log_fd, err) < 0)
+		goto out;
 	cb_now_utc(started);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ahead_ms = cp->started_ms < 0 ? 0 : cb_mono_ms() - cp->started_ms;
@@ -859,6 +967,18 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		if (!how[0])
 			cb_describe_status(cp->child.status, how, sizeof(how));
 		cp->alive = 0;
+	}
+	/* The cell is over only when nothing its worker left runs on. */
+	if (cb_reap_strays(cp->alive ? cp->child.pid : 0, killed, err) < 0) {
+		cb_prefix(err, "cell %s of task %s", cp->cell->name, task);
+		goto out;
+	}
+	if (slotted) {
+		slotted = 0;
+		if (slot_out(cp, dir, err) < 0)
+			goto out;
+		if (!cp->alive)
+			drop_slot(&cp->slot);
 	}
 	if (broke) {
 		/* the reply is not the answer: nothing the cell left counts */
@@ -922,11 +1042,25 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	json_object_set_new(r, "outcome", json_string(cb_outcome_name(*outcome)));
 	json_object_set_new(r, "detail", cb_json_text(detail));
 	json_object_set_new(r, "outputs", outputs_of(dir));
+	json_object_set(r, "killed", killed);
 	path = cb_path_join(dir, "cell.json");
 	rc = path ? cb_receipt_write(path, r, err) : cb_fail(err, "out of memory");
 out:
+	if (slotted) {
+		/* caliber failed mid-request: the worker goes, the slot leaves */
+		struct cb_err ignored;
+		if (cp->alive) {
+			cb_child_kill(&cp->child, 1000);
+			cb_child_release(&cp->child);
+			cp->alive = 0;
+		}
+		cb_reap_strays(0, NULL, &ignored);
+		if (slot_out(cp, dir, &ignored) == 0)
+			drop_slot(&cp->slot);
+	}
 	if (log_fd >= 0)
 		close(log_fd);
+	json_decref(killed);
 	json_decref(removed);
 	json_decref(r);
 	free(line);

@@ -74,6 +74,9 @@ struct cb_worker_ctx {
 	char *preload;               /* CALIBER_PRELOAD of every worker: the modules it imports before its request */
 	char *gpu_lock;              /* session mode: the device lock file in scratch (python/caliber_pytest/_gpu_lock.py) */
 	int warmup_ahead;            /* requests carry CALIBER_WARMUP_NEXT */
+	int confine_abi;             /* Landlock ABI workers are confined with (confine.h); 0: not confined */
+	char *slots;                 /* confined: where each worker's slot waits between its requests
+	                                (RUN/.slots, cb_worker_ctx_slots); NULL: not confined */
 };
 
 /* Set up a context: resolve the roots, create the scratch folder (under
@@ -94,6 +97,16 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
  * matrix that records none for such a cell leaves it NULL: the binding and
  * sources preflights refuse that campaign. */
 int cb_worker_ctx_compilers(struct cb_worker_ctx *ctx, const json_t *matrix, struct cb_err *err);
+/* Confine every worker started from now on with Landlock ABI abi (the
+ * run's, confine.h): each may write only its private folder and its slot,
+ * a folder made for it under RUN/.slots (made here) that becomes the
+ * folder of each cell it serves for the time of its request
+ * (cb_cell_run). */
+int cb_worker_ctx_confine(struct cb_worker_ctx *ctx, int abi, const char *run_root, struct cb_err *err);
+
+/* The name of the folder of slots in a run root; never sealed. */
+#define CB_SLOTS_DIR ".slots"
+
 /* Remove the scratch folder and free what init allocated. */
 void cb_worker_ctx_release(struct cb_worker_ctx *ctx);
 
@@ -118,6 +131,8 @@ struct cb_cell_proc {
 	int spawned;                 /* processes started for this cell so far */
 	unsigned long long requests; /* requests sent to this cell's workers so far: n of the request ids */
 	char *dir;                   /* its private folder (caches, HOME): one per process in task mode, else per cell */
+	char *slot;                  /* confined: the serving worker's slot (cb_worker_ctx_confine), NULL when none */
+	char *ahead_slot[CB_PRESTART_MAX];   /* and those of the workers waiting ahead */
 	struct cb_env env;
 	json_t *overlay;             /* what caliber set, for receipts */
 };
@@ -129,7 +144,7 @@ struct cb_cell_proc {
 int cb_cell_proc_prestart(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err);
 
 /* Build the environment of a worker of cell from nothing: passed-through
- * variables, private HOME and caches under dir, PYTHONPATH (with the cell's
+ * variables, private HOME, caches, working directory and TMPDIR under dir, PYTHONPATH (with the cell's
  * compiler root, cb_worker_compiler_root), the pinned device, CALIBER_* and
  * the cell's overlay (with {harness}, {build_root} and {corpus} expanded,
  * {build_root} to the cell's compiler root). overlay receives every
@@ -172,7 +187,11 @@ int cb_worker_request_ahead(json_t *req, const json_t *next, struct cb_err *err)
  * request starts a fresh worker. So does anything the cell folder held
  * that a seal cannot, and anything in found (NULL: none): what the caller
  * took out of the folder before the request (tidy.h, cb_tidy_fresh), which
- * heads the receipt's "removed". Returns -1 only on caliber's own failure. */
+ * heads the receipt's "removed". The cell ends when its worker has
+ * answered and every process it left behind is gone (cb_reap_strays; the
+ * receipt's "killed" names them); confined, its slot then leaves the
+ * cell folder and what the worker wrote stays, out of its reach. Returns
+ * -1 only on caliber's own failure. */
 int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t *request,
 		const char *task, enum cb_phase p, long long timeout_s, const json_t *found,
 		enum cb_outcome *outcome, struct cb_err *err);

@@ -12,8 +12,12 @@
 static const char run_about[] =
 	"Run a frozen campaign on one device, serially, into a sealed run root.\n"
 	"Preflights run first (binding, sources, imports, device-count, targets,\n"
-	"device-idle, plugin-plan, output-root); if any fails the batch is refused\n"
-	"(exit 3) and nothing is written. Then per task: correctness in every cell,\n"
+	"device-idle, plugin-plan, output-root, confinement); if any fails the\n"
+	"batch is refused (exit 3) and nothing is written. Each worker, and all it\n"
+	"starts, may write only its cell folder, its private caches and TMPDIR\n"
+	"(Landlock, where the kernel has it; the confinement preflight says which;\n"
+	"--require-confinement refuses an unconfined run), and every process a\n"
+	"worker left ends with its cell. Then per task: correctness in every cell,\n"
 	"round a in manifest order, round b in reverse order when the candidate's\n"
 	"topology is below the baseline's, and the task receipt; at the end the\n"
 	"campaign receipt, matrix.csv, matrix.md and the seal. Every request (each\n"
@@ -108,6 +112,7 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	const char *fail_on = NULL, *deadline = NULL, *history = NULL, *sign_key = NULL, *shard = NULL, *devices = NULL;
 	long long stop_after = 0;
 	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0, prescreen = 0;
+	int no_confinement = 0, require_confinement = 0;
 	struct cb_args args = CB_ARGS_INIT;
 	int rc;
 	const struct cb_opt opts[] = {
@@ -136,6 +141,9 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "json-progress", CB_OPT_FLAG, &json_progress, NULL, "one JSON object per progress event" },
 		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
 		{ "sign-key", CB_OPT_PATH, &sign_key, "KEY.pem", "sign the seal with this Ed25519 private key (PEM)" },
+		{ "require-confinement", CB_OPT_FLAG, &require_confinement, NULL,
+		  "refuse the batch (exit 3) when workers cannot be confined (Landlock)" },
+		{ "no-confinement", CB_OPT_FLAG, &no_confinement, NULL, "run workers unconfined (recorded, and said)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "run", "--manifest F --task-matrix F --build-root D --corpus D --output-root D [options]",
@@ -167,7 +175,8 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 					  .prestart = (int)prestart, .resume = resume, .quiet = quiet,
 					  .json_progress = json_progress, .allow_dirty = allow_dirty, .argc = argc,
 					  .argv = argv, .sign_key = sign_key, .preflight_only = preflight_only,
-					  .prescreen = prescreen };
+					  .prescreen = prescreen, .no_confinement = no_confinement,
+					  .require_confinement = require_confinement };
 		if (devices)
 			rc = cb_run_devices(&o, devices, err);
 		else if (!shard || cb_shard_parse(shard, "--shard", &o.shard, err) == 0)

@@ -29,27 +29,31 @@ cell_is() {
 # task its usual one, the receipt of TASK cell CELL has that outcome with
 # detail matching DETAIL, and the seal verifies (the run exits 5 when that
 # verdict is X, as every run with an X task does). Into cut-MODE, caliber
-# killed right after TASK (--then-kill): --resume with a well-behaved
+# killed right after TASK (--then-kill: caliber dies by SIGKILL): --resume with a well-behaved
 # worker gives the same matrix and a seal that verifies. The mode is then
-# counted among the survivors (a file beside the cases).
+# counted among the survivors (a file beside the cases). SURVIVE_TAG, when
+# set, is added to MODE in those names (the same mode confined and not),
+# and CONFINE_OPTS (default --no-confinement: the modes above test what
+# holds without confinement, which would refuse some of them) to the
+# options of every run.
 # The runs use persistent workers: with a process per request (the default)
 # the --then-kill cut of the stand-ins does not stop caliber where these
 # cases expect it (the stand-ins are reworked for it on branch merge-confine).
 survives() {
-	mode=$1; args=$2; task=$3; verdict=$4; cell=$5; outcome=$6; detail=$7
+	mode=$1; args=$2; task=$3; verdict=$4; cell=$5; outcome=$6; detail=$7; name=$mode${SURVIVE_TAG-}
 	test -d frozen/cpu-test-all || make_all
 	RUN_WRAP="timeout 300" && export RUN_WRAP &&
 	case $verdict in X,*) runs=run_x ;; *) runs=run ;; esac &&
-	$runs all out-$mode --quiet ${SURVIVE_OPTS:---workers persistent} --worker "python3 $W/$mode.py $D $args" >/dev/null 2>&1 &&
-	want_but $task $verdict >want && verdicts out-$mode >got && cmp want got &&
-	cell_is out-$mode/tasks/$task/cells/$cell/cell.json "$outcome" "$detail" &&
-	$CALIBER verify out-$mode >/dev/null &&
-	set +e && (run_bg all cut-$mode --quiet ${SURVIVE_OPTS:---workers persistent} --worker "python3 $W/$mode.py $D $args --then-kill $PWD/cut-$mode.marker") \
-		>/dev/null 2>&1; set -e &&
-	test -e cut-$mode.marker.killed && test -f cut-$mode/tasks/$task/task.json && test ! -e cut-$mode/SHA256SUMS &&
-	$runs all cut-$mode --resume --quiet ${SURVIVE_OPTS:---workers persistent} --worker "python3 $W/replay.py $D" >/dev/null 2>&1 &&
-	verdicts cut-$mode >got && cmp want got && $CALIBER verify cut-$mode >/dev/null &&
-	unset RUN_WRAP && touch "$(dirname "$T")/survived.$mode"
+	$runs all out-$name --quiet ${SURVIVE_OPTS:---workers persistent} ${CONFINE_OPTS---no-confinement} --worker "python3 $W/$mode.py $D $args" >/dev/null 2>&1 &&
+	want_but $task $verdict >want && verdicts out-$name >got && cmp want got &&
+	cell_is out-$name/tasks/$task/cells/$cell/cell.json "$outcome" "$detail" &&
+	$CALIBER verify out-$name >/dev/null &&
+	set +e && (run_bg all cut-$name --quiet ${SURVIVE_OPTS:---workers persistent} ${CONFINE_OPTS---no-confinement} --worker "python3 $W/$mode.py $D $args --then-kill") \
+		>/dev/null 2>&1; rc=$?; set -e &&
+	test $rc -eq 137 && test -f cut-$name/tasks/$task/task.json && test ! -e cut-$name/SHA256SUMS &&
+	$runs all cut-$name --resume --quiet ${SURVIVE_OPTS:---workers persistent} ${CONFINE_OPTS---no-confinement} --worker "python3 $W/replay.py $D" >/dev/null 2>&1 &&
+	verdicts cut-$name >got && cmp want got && $CALIBER verify cut-$name >/dev/null &&
+	unset RUN_WRAP && touch "$(dirname "$T")/survived.$name"
 }
 '
 export hostile
@@ -223,9 +227,168 @@ fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys
 	kill $holder && $CALIBER verify out >/dev/null
 '
 
+# The Landlock ABI this kernel offers (0: none), asked as caliber asks it
+# (landlock_create_ruleset(NULL, 0, VERSION), system call 444 on every
+# architecture): the attacks below run confined only where it has one.
+landlock_abi=$($PY -c 'import ctypes; print(max(0, ctypes.CDLL(None, use_errno=True).syscall(444, None, 0, 1)))' \
+	2>/dev/null || echo 0)
+export landlock_abi
+
+test_expect_success 'a run says how its workers are confined: the preflight line, run.json and the report header' '
+	eval "$setup" && make_frozen &&
+	run canary out --worker "python3 $W/replay.py $D" >stdout &&
+	if [ "$landlock_abi" -gt 0 ]; then how="confined (landlock ABI $landlock_abi)"
+	else how="not confined: this kernel has no Landlock (landlock_create_ruleset: not built in)"; fi &&
+	grep -qxF "preflight: confinement: ok (workers: $how)" stdout &&
+	grep -qF "\"workers\": \"$how\"" out/run.json && grep -q "\"landlock_abi\": $landlock_abi" out/run.json &&
+	$CALIBER report out >report && grep -qxF "workers: $how" report &&
+	run canary out2 --worker "python3 $W/replay.py $D" --no-confinement >stdout &&
+	grep -qx "preflight: confinement: ok (workers: not confined: --no-confinement)" stdout &&
+	grep -q "\"workers\": \"not confined: --no-confinement\"" out2/run.json &&
+	$CALIBER report out2 >report && grep -qx "workers: not confined: --no-confinement" report
+'
+
+test_expect_success '--require-confinement refuses a run whose workers would not be confined: exit 3, nothing written' '
+	eval "$setup" && make_frozen &&
+	set +e; run canary out --worker "python3 $W/replay.py $D" --no-confinement --require-confinement >stdout 2>stderr
+	rc=$?; set -e; test $rc -eq 3 &&
+	grep -qx "preflight: confinement: FAILED: workers: not confined: --no-confinement, and --require-confinement refuses an unconfined run" stdout &&
+	grep -qx "caliber: run: preflight refused the batch: 1 check failed (confinement); nothing was written" stderr &&
+	test ! -e out
+'
+
+# The attacks of issue 25 (tests/workers/cellplay.py), each through a whole
+# run and a killed-and-resumed one (survives), confined and not: the sealed
+# verdicts are the well-behaved run's or the run fails naming the file;
+# nothing outside the run root is written, no outside file modified.
+attacks='
+# attack1 RUN: the setsid rewriter of task flat was named in the receipt of
+# its cell and is gone; every timing.jsonl of flat is what its worker wrote.
+attack1() {
+	pid=$(cat $1/tasks/flat/cells/a-candidate/rewriter.pid) && test -n "$pid" &&
+	grep -q "\"python3 (pid $pid)\"" $1/tasks/flat/cells/a-candidate/cell.json &&
+	if alive $pid; then kill -9 $pid; echo "the rewriter $pid of $1 outlived its cell"; return 1; fi
+}
+# attack4 RUN: nothing planted in RUN, no file linked in, the victim as it was.
+attack4() {
+	test -z "$(find $1 -name planted.txt)" && test ! -e $1/tasks/slow/cells/a-candidate/linked.txt && victim_holds
+}
+# victim_holds: the file outside every run that writeoutside links is as it was.
+victim_holds() {
+	test "$(cat victim)" = precious && test "$(stat -c %a victim)" = 644 && test "$(stat -c %h victim)" = 1
+}
+# fails_naming MODE "ARGS" FILE: tests/workers/MODE.py (ARGS after DATA),
+# unconfined, in two runs that must each fail naming RUN/FILE (exit 1, a
+# harness failure, nothing sealed): out-MODE-unconfined, a whole run, and
+# cut-MODE-unconfined, killed right after the task it spoils (--then-kill)
+# and resumed with a well-behaved worker (or failing before the kill). The
+# mode is then counted among the survivors.
+fails_naming() {
+	mode=$1; args=$2; file=$3; name=$mode-unconfined
+	test -d frozen/cpu-test-all || make_all
+	RUN_WRAP="timeout 300" && export RUN_WRAP &&
+	set +e; run all out-$name --quiet --workers persistent --no-confinement --worker "python3 $W/$mode.py $D $args" \
+		>/dev/null 2>stderr; rc=$?; set -e
+	test $rc -eq 1 && grep -q "^caliber: run: $PWD/out-$name/$file: " stderr && test ! -e out-$name/SHA256SUMS ||
+		{ echo "out-$name: exit $rc, not a failure naming $file:"; cat stderr; return 1; }
+	set +e; (run_bg all cut-$name --quiet --workers persistent --no-confinement \
+		--worker "python3 $W/$mode.py $D $args --then-kill") >/dev/null 2>stderr; rc=$?
+	if [ $rc -eq 137 ]; then
+		run all cut-$name --resume --quiet --workers persistent --no-confinement --worker "python3 $W/replay.py $D" \
+			>/dev/null 2>stderr; rc=$?
+	fi; set -e
+	test $rc -eq 1 && grep -q "^caliber: run: $PWD/cut-$name/$file: " stderr && test ! -e cut-$name/SHA256SUMS ||
+		{ echo "cut-$name: exit $rc, not a failure naming $file:"; cat stderr; return 1; }
+	unset RUN_WRAP && touch "$(dirname "$T")/survived.$name"
+}
+# resumes RUN: --resume with a well-behaved worker seals RUN with the
+# verdicts of the well-behaved run.
+resumes() {
+	run all $1 --resume --quiet --workers persistent --no-confinement --worker "python3 $W/replay.py $D" >/dev/null &&
+	want_but gain G,stable-gain >want && verdicts $1 >got && cmp want got && $CALIBER verify $1 >/dev/null
+}
+'
+export attacks
+
+if [ "$landlock_abi" -gt 0 ]; then
+	test_expect_success 'confined: a setsid child that rescales the other cells timing.jsonl of its task is refused and killed with its cell' '
+		eval "$setup$hostile$alive$attacks" && CONFINE_OPTS=--require-confinement SURVIVE_TAG=-confined &&
+		survives rewritetiming flat flat C,not-stable a-candidate passed "pytest exit 0" &&
+		attack1 out-rewritetiming-confined && attack1 cut-rewritetiming-confined &&
+		grep -q "rescale .*/a-off/timing.jsonl: refused: Permission denied" \
+			out-rewritetiming-confined/tasks/flat/cells/a-candidate/worker.log
+	'
+	test_expect_success 'confined: a later task cannot rewrite an earlier task receipt' '
+		eval "$setup$hostile$attacks" && CONFINE_OPTS=--require-confinement SURVIVE_TAG=-confined &&
+		survives rewritetask "slow gain" slow R,stable-regression a-candidate passed "pytest exit 0" &&
+		grep -q "\"verdict\": \"G\"" out-rewritetask-confined/tasks/gain/task.json &&
+		grep -q "rewrite the earlier task.json: refused: Permission denied" \
+			out-rewritetask-confined/tasks/slow/cells/a-candidate/worker.log
+	'
+	test_expect_success 'confined: tasks/<task> and tasks/<task>/cells cannot be planted as links to an outside folder' '
+		eval "$setup$hostile$attacks" && CONFINE_OPTS=--require-confinement && mkdir outside &&
+		SURVIVE_TAG=-confined && survives plantdir "gain same $PWD/outside" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+		SURVIVE_TAG=-confined-cells && survives plantdir "gain same $PWD/outside cells" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+		expect_empty outside &&
+		for r in out-plantdir-confined cut-plantdir-confined out-plantdir-confined-cells cut-plantdir-confined-cells; do
+			test -d $r/tasks/same/cells/correctness-off && test ! -L $r/tasks/same && test ! -L $r/tasks/same/cells || exit 1
+		done
+	'
+	test_expect_success 'confined: files written outside the cell and an outside file hard-linked into it are refused' '
+		eval "$setup$hostile$attacks" && CONFINE_OPTS=--require-confinement SURVIVE_TAG=-confined &&
+		echo precious >victim && chmod 644 victim &&
+		survives writeoutside "slow $PWD/victim" slow R,stable-regression a-candidate passed "pytest exit 0" &&
+		attack4 out-writeoutside-confined && attack4 cut-writeoutside-confined &&
+		grep -q "link $PWD/victim: refused" out-writeoutside-confined/tasks/slow/cells/a-candidate/worker.log &&
+		grep -q "write $PWD/out-writeoutside-confined/tasks/gain/planted.txt: refused" \
+			out-writeoutside-confined/tasks/slow/cells/a-candidate/worker.log
+	'
+	echo confined >"$T/.attack-runs"
+else
+	for what in "a setsid child that rescales the other cells timing.jsonl" "a later task rewriting an earlier receipt" \
+		"tasks/<task> planted as a link" "files written outside the cell, an outside file hard-linked in"; do
+		test_skip "confined: $what" "this kernel has no Landlock (ABI 0): the run is not confined"
+	done
+fi
+
+test_expect_success 'unconfined: a setsid child rescaling the other cells timing.jsonl is killed with its cell; the run fails naming the file' '
+	eval "$setup$hostile$alive$attacks" &&
+	fails_naming rewritetiming "flat" "tasks/flat/cells/a-mask0/timing.jsonl" &&
+	attack1 out-rewritetiming-unconfined && grep -q "\"workers\": \"not confined: --no-confinement\"" out-rewritetiming-unconfined/run.json &&
+	# flat has no receipt yet: --resume moves it aside and does it again
+	resumes out-rewritetiming-unconfined && resumes cut-rewritetiming-unconfined
+'
+
+test_expect_success 'unconfined: an earlier task receipt rewritten by a later task fails the run at the seal, naming it' '
+	eval "$setup$hostile$attacks" &&
+	fails_naming rewritetask "slow gain" "tasks/gain/task.json" &&
+	grep -q "changed after its cell or task ended" stderr &&
+	# once its folder is removed, --resume does the task again
+	rm -rf out-rewritetask-unconfined/tasks/gain && resumes out-rewritetask-unconfined
+'
+
+test_expect_success 'unconfined: a link planted as tasks/<task> or tasks/<task>/cells is removed before the task, nothing written outside' '
+	eval "$setup$hostile$attacks" && mkdir outside && CONFINE_OPTS=--no-confinement &&
+	SURVIVE_TAG=-unconfined && survives plantdir "gain same $PWD/outside" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+	SURVIVE_TAG=-unconfined-cells && survives plantdir "gain same $PWD/outside cells" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+	expect_empty outside &&
+	grep -q "\"tasks/same: a symlink to .$PWD/outside. in place of the folder, removed before the cell started\"" out-plantdir-unconfined/run.json &&
+	grep -q "\"tasks/same/cells: a symlink to .$PWD/outside., removed before the cell started\"" out-plantdir-unconfined-cells/run.json
+'
+
+test_expect_success 'unconfined: files written outside the cell fail the seal, naming the first; a hard link in is copied, the outside file untouched' '
+	eval "$setup$hostile$attacks" && echo precious >victim && chmod 644 victim &&
+	fails_naming writeoutside "slow $PWD/victim" planted.txt &&
+	victim_holds && test -f out-writeoutside-unconfined/tasks/slow/cells/a-candidate/linked.txt &&
+	test "$(stat -c %h out-writeoutside-unconfined/tasks/slow/cells/a-candidate/linked.txt)" = 1 &&
+	# what no cell wrote removed, --resume seals
+	find out-writeoutside-unconfined -name planted.txt -exec rm -f {} + && resumes out-writeoutside-unconfined && victim_holds
+'
+
 test_expect_success 'every hostile-worker mode survived' '
 	n=$(ls "$(dirname "$T")" | grep -c "^survived\.") &&
+	want=19 && if [ -f "$(dirname "$T")/.attack-runs" ]; then want=$((want + 5)); fi &&
 	echo "$n hostile-worker modes survived" >"$(dirname "$T")/count" &&
-	test "$n" -eq 14
+	test "$n" -eq "$want"
 '
 if [ -f "$T/count" ]; then echo "# $(cat "$T/count")"; fi

@@ -56,6 +56,25 @@ that cell a harness failure (or a timeout) and every other task unaffected:
     forkchild.py DATA TASK         starts a child that holds its pipes and sleeps an hour (its pid
                                    in forkchild.pid of the cell folder), then exits without a reply
 
+The attacks of issue 25 answer as recorded, having tried to change what the
+run says from outside their cell folder (each says in worker.log what the
+kernel let it do and what it refused):
+
+    rewritetiming.py DATA TASK     starts a child in a session of its own (setsid; its pid in
+                                   rewriter.pid of the cell folder) that multiplies by 1.5 the
+                                   samples_ns of every other cell's timing.jsonl of TASK as each
+                                   appears, for an hour (and replies once its first pass is done)
+    rewritetask.py DATA TASK VICTIM
+                                   rewrites the task receipt of the earlier task VICTIM: its
+                                   verdict becomes B
+    plantdir.py DATA TASK NEXT OUTSIDE [cells]
+                                   plants tasks/NEXT (with cells: tasks/NEXT/cells) as a symlink
+                                   to the folder OUTSIDE, before caliber makes it
+    writeoutside.py DATA TASK VICTIM
+                                   writes planted.txt at the top of the run root and in every
+                                   other task's folder, and hard-links the file VICTIM (outside
+                                   the run root) into its cell folder as linked.txt
+
 Any of them also takes --cell-s SECONDS (anywhere after DATA): every request
 then takes SECONDS more before it is served, as real work would (a stand-in
 whose time the test sets, never the machine: e.g. 0.3 s a cell against
@@ -64,11 +83,12 @@ timeouts of 30 s, for the planning of --stop-after).
                                    screen) of TASK instead of replaying the baseline's decision:
                                    its autotune.jsonl holds another config, its binaries are the same
 
-Any of them also takes --then-kill MARKER (anywhere after DATA): the hostile
-cell writes the file MARKER when it starts, and the first worker that then
-gets a request of a later task, or sees its stdin end (the run is over),
-SIGKILLs caliber, once: a run cut right after the task a hostile worker
-spoiled, for --resume to finish.
+Any of them also takes --then-kill (anywhere after DATA): the hostile cell
+leaves then-kill.task, naming its task, in its own cell folder when it
+starts (the one place a confined worker may write that the others can
+read), and the first worker that then gets a request of a later task, or
+sees its stdin end (the run is over), SIGKILLs caliber: a run cut right
+after the task a hostile worker spoiled, for --resume to finish.
 
 builds.py (its own docstring) serves campaigns of two compiler builds: what a
 cell compiles comes from the stand-in compiler it imports, not from its role.
@@ -236,7 +256,8 @@ def begin(request, data):
 # The hostile modes (t0910): each misbehaves once, in the first timed
 # session of its round (CALIBER_SESSION, 1 when the runner has none).
 HOSTILE_MODES = ("closefds", "extrareply", "stalereply", "wrongid", "noid", "wrongtask", "endless", "midreply", "flood",
-                 "plantlink", "plantnext", "plantroot", "forkchild")
+                 "plantlink", "plantnext", "plantroot", "forkchild", "rewritetiming", "rewritetask", "plantdir",
+                 "writeoutside")
 
 
 def spot(env, kind):
@@ -294,6 +315,25 @@ def handle(request, data, misbehave):
         with open(os.path.join(cell_dir, "forkchild.pid"), "w") as f:
             f.write(f"{child}\n")
         os._exit(0)
+    if misbehave.get("rewritetiming") == here:
+        rewrite_timing_behind(cell_dir)
+    if misbehave.get("rewritetask") == here:
+        attempt("rewrite the earlier task.json", rewrite_task, os.path.join(run_root(cell_dir), "tasks",
+                                                                         misbehave["victim"], "task.json"))
+    if misbehave.get("plantdir") == here:
+        target = os.path.join(run_root(cell_dir), "tasks", misbehave["next"])
+        if misbehave["cells"]:
+            attempt("make the next task's folder", os.makedirs, target, exist_ok=True)
+            target = os.path.join(target, "cells")
+        attempt("plant " + target, os.symlink, misbehave["outside"], target)
+    if misbehave.get("writeoutside") == here:
+        root = run_root(cell_dir)
+        targets = [os.path.join(root, "planted.txt")]
+        targets += [os.path.join(root, "tasks", t, "planted.txt") for t in sorted(os.listdir(os.path.join(root, "tasks")))
+                    if t != task]
+        for path in targets:
+            attempt("write " + path, write_text, path, "planted by a worker\n")
+        attempt("link " + misbehave["victim"], os.link, misbehave["victim"], os.path.join(cell_dir, "linked.txt"))
     if misbehave.get("plantnext") == here:
         nxt = os.path.join(os.path.dirname(cell_dir), f"b-{env['CALIBER_CELL']}")
         os.makedirs(nxt, exist_ok=True)
@@ -311,6 +351,76 @@ def handle(request, data, misbehave):
     return 0
 
 
+def run_root(cell_dir):
+    """The run root of a cell folder (RUN/tasks/TASK/cells/CELL)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(cell_dir))))
+
+
+def attempt(what, fn, *args, **kwargs):
+    """fn(*args) as a hostile worker tries it: what the kernel says goes to
+    worker.log (stdout), and a refusal is no reason to stop."""
+    try:
+        fn(*args, **kwargs)
+        print(f"cellplay: hostile: {what}: done", flush=True)
+    except OSError as e:
+        print(f"cellplay: hostile: {what}: refused: {e.strerror}", flush=True)
+
+
+def write_text(path, text):
+    """path holds text (made, or overwritten in place)."""
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def rewrite_task(path):
+    """The task receipt at path with its verdict made B, written in place."""
+    with open(path) as f:
+        text = f.read()
+    os.chmod(path, 0o644)
+    write_text(path, text.replace('"verdict": "G"', '"verdict": "B"'))
+
+
+def scale_timing(path):
+    """Every samples_ns of the timing.jsonl at path times 1.5, in place."""
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    for r in rows:
+        r["samples_ns"] = [int(x * 1.5) for x in r["samples_ns"]]
+    os.chmod(path, 0o644)
+    write_text(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+
+
+def rewrite_timing_behind(cell_dir):
+    """Start the rewriter: a child in a session of its own, out of the
+    worker's process group, that rescales the timing.jsonl of every other
+    cell of its task as each appears (once each), for an hour."""
+    ready = os.path.join(cell_dir, "rewriter.ready")
+    child = os.fork()
+    if child:
+        with open(os.path.join(cell_dir, "rewriter.pid"), "w") as f:
+            f.write(f"{child}\n")
+        # its first pass done (and said in worker.log) before the reply
+        deadline = time.time() + 5
+        while not os.path.exists(ready) and time.time() < deadline:
+            time.sleep(0.01)
+        return
+    os.setsid()
+    cells = os.path.dirname(cell_dir)
+    done = set()
+    deadline = time.time() + 3600
+    while time.time() < deadline:
+        for name in sorted(os.listdir(cells)) if os.path.isdir(cells) else []:
+            path = os.path.join(cells, name, "timing.jsonl")
+            if os.path.join(cells, name) == cell_dir or path in done or not os.path.exists(path):
+                continue
+            done.add(path)
+            attempt("rescale " + path, scale_timing, path)
+        if not os.path.exists(ready):
+            open(ready, "w").close()
+        time.sleep(0.01)
+    os._exit(0)
+
+
 def take_option(name):
     """The value of option NAME (e.g. --then-kill MARKER), taken out of
     sys.argv; or None."""
@@ -322,20 +432,35 @@ def take_option(name):
     return value
 
 
-def kill_caliber_once(marker):
-    """--then-kill: SIGKILL caliber (the parent) unless a worker did already;
-    this worker then waits to die with it."""
-    try:
-        os.close(os.open(marker + ".killed", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        return
+# --then-kill: the file the hostile cell leaves in its own cell folder (the
+# one place a confined worker may write that other workers can read),
+# naming the task it spoiled.
+THEN_KILL = "then-kill.task"
+
+
+def spoiled_task(cell_dir):
+    """The task a hostile cell of this run marked with THEN_KILL, or None."""
+    tasks = os.path.join(run_root(cell_dir), "tasks")
+    for task in sorted(os.listdir(tasks)) if os.path.isdir(tasks) else []:
+        cells = os.path.join(tasks, task, "cells")
+        for cell in sorted(os.listdir(cells)) if os.path.isdir(cells) else []:
+            if os.path.exists(os.path.join(cells, cell, THEN_KILL)):
+                return task
+    return None
+
+
+def kill_caliber():
+    """--then-kill: SIGKILL caliber (the parent); this worker then waits to
+    die with it."""
     os.kill(os.getppid(), signal.SIGKILL)
     time.sleep(3600)
 
 
 def main(misbehave_kind=None):
     """Serve requests until EOF. argv: DATA [TASK]."""
-    then_kill = take_option("--then-kill")
+    then_kill = "--then-kill" in sys.argv
+    if then_kill:
+        sys.argv.remove("--then-kill")
     cell_s = float(take_option("--cell-s") or 0)
     data_dir = sys.argv[1]
     with open(os.path.join(data_dir, "cells.json")) as f:
@@ -358,22 +483,26 @@ def main(misbehave_kind=None):
         misbehave[misbehave_kind] = (task, phase, role)
         if misbehave_kind == "flood":
             misbehave["mib"] = int(sys.argv[3])
-        if misbehave_kind == "plantnext":
+        if misbehave_kind in ("plantnext", "rewritetask", "writeoutside"):
             misbehave["victim"] = sys.argv[3]
+        if misbehave_kind == "plantdir":
+            misbehave["next"], misbehave["outside"] = sys.argv[3], sys.argv[4]
+            misbehave["cells"] = sys.argv[5:] == ["cells"]
         misbehave["kill_after_plant"] = sys.argv[3:] == ["kill"]
     seen = []
+    last_cell = []
 
     def answer(request):
         env = request["env"]
         time.sleep(cell_s)
         if then_kill:
+            last_cell.append(env["CALIBER_CELL_DIR"])
             if misbehave.get(misbehave_kind) == spot(env, misbehave_kind):
-                with open(then_kill, "w") as f:
+                os.makedirs(env["CALIBER_CELL_DIR"], exist_ok=True)
+                with open(os.path.join(env["CALIBER_CELL_DIR"], THEN_KILL), "w") as f:
                     f.write(env["CALIBER_TASK"] + "\n")
-            elif os.path.exists(then_kill):
-                with open(then_kill) as f:
-                    if f.read().strip() != env["CALIBER_TASK"]:
-                        kill_caliber_once(then_kill)
+            elif spoiled_task(env["CALIBER_CELL_DIR"]) not in (None, env["CALIBER_TASK"]):
+                kill_caliber()
         if env["CALIBER_ROLE"] == "baseline":
             seen.append(request)
             # the cell's n-th request of this invocation, whichever process serves it
@@ -414,8 +543,8 @@ def main(misbehave_kind=None):
     serve(answer, send)
     if misbehave.get("kill_at") == 0 and seen:
         os.kill(os.getppid(), signal.SIGKILL)
-    if then_kill and os.path.exists(then_kill):
-        kill_caliber_once(then_kill)
+    if then_kill and last_cell and spoiled_task(last_cell[-1]):
+        kill_caliber()
     return 0
 
 

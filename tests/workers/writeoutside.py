@@ -1,0 +1,6 @@
+"""Test worker: see cellplay.py."""
+import sys
+
+from cellplay import main
+
+sys.exit(main("writeoutside"))
