@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fixed.h"
 #include "fsutil.h"
 #include "guard.h"
 #include "jsonio.h"
@@ -386,10 +387,11 @@ static int check_deal(const struct merge *mg, const json_t *tasks, struct cb_err
 }
 
 /* What the top of a shard holds: its frozen campaign, its receipts, its
- * verdict matrix, its seal, and the folders of its tasks. */
+ * verdict matrix, its seal, the ledger of its fixed evidence (fixed.h,
+ * kept in shards/<K>/ like its receipts), and the folders of its tasks. */
 static const char *const shard_top[] = { "manifest.json", "task-matrix.json", CB_FROZEN_INVENTORY, "run.json",
 					 "campaign.json", "matrix.csv", "matrix.md", CB_SEAL_FILE, CB_SUMS_FILE,
-					 CB_SIG_FILE, "tasks", "interrupted", NULL };
+					 CB_SIG_FILE, CB_FIXED_FILE, "tasks", "interrupted", NULL };
 
 /* Whether the name of len bytes at p is one of the ids in tasks (a JSON
  * array of strings). */
