@@ -13,7 +13,7 @@ test_expect_success 'examples/cpu/run.sh: the CPU example in one command gives G
 	CALIBER=$CALIBER PYTHON=$PY TMPDIR=$T sh "$CALIBER_ROOT/examples/cpu/run.sh" >stdout 2>stderr &&
 	printf "%s\n" "verdicts: G 1, C 1, B 1, R 1, K 1, X 0" \
 		"report: $PWD/caliber-cpu-example/run/matrix.md (caliber report $PWD/caliber-cpu-example/run -o report.html: the HTML report)" \
-		"report: wrote $PWD/caliber-cpu-example/report.html (html, 5 tasks; seal holds (378 files))" \
+		"report: wrote $PWD/caliber-cpu-example/report.html (html, 5 tasks; seal holds (379 files))" \
 		"report: $PWD/caliber-cpu-example/report.html" >want &&
 	tail -4 stdout | cmp want - &&
 	printf "%s\n" task,verdict,code matmul,G,stable-gain layer_norm,C,not-stable softmax,B,no-reduction \
