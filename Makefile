@@ -46,13 +46,16 @@ CFLAGS_ALL  = $(STD) $(OPT) $(WARN) $(SANFLAGS) -pthread -Isrc -I$(BUILD) $(PKG_
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 LIBS_ALL    = $(PKG_LIBS) -lm -pthread
 
-# src/*.c is the library; src/cmd/*.c the commands (one file per command, as
-# git's builtin/), which only the binary links; main.c holds their table.
-LIB_SRC  := $(filter-out src/main.c,$(sort $(wildcard src/*.c)))
+# src/<folder>/*.c is the library, one folder per subsystem (each folder's
+# README says what it may include; scripts/check_includes.sh holds every
+# #include to those rules); src/cmd/*.c the commands (one file per command,
+# as git's builtin/), which only the binary links; main.c holds their table.
+SUBSYSTEMS := base seal ir campaign account run views
+LIB_SRC  := $(sort $(foreach d,$(SUBSYSTEMS),$(wildcard src/$(d)/*.c)))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
 CMD_SRC  := $(sort $(wildcard src/cmd/*.c))
 CMD_OBJ  := $(CMD_SRC:src/cmd/%.c=$(BUILD)/cmd/%.o)
-HDRS     := $(wildcard src/*.h src/cmd/*.h)
+HDRS     := $(wildcard src/*.h src/*/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TLIB_SRC := $(sort $(wildcard tests/lib/*.c))
@@ -79,6 +82,7 @@ $(BUILD)/caliber: $(BUILD)/main.o $(CMD_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/%.o: src/%.c $(HDRS) $(BUILD)/version.h | $(BUILD)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/cmd/%.o: src/cmd/%.c $(HDRS) $(BUILD)/version.h | $(BUILD)

@@ -6,7 +6,7 @@
 # (target: merge within 1.5x of verify: it must verify every shard anyway,
 # and copies in the same read). The shards are cut from the sealed run as
 # `caliber run --shard K/N` would have written them: the deal of
-# src/shard.c (longest budget_s first onto the least-loaded shard, ties by
+# src/campaign/shard.c (longest budget_s first onto the least-loaded shard, ties by
 # matrix order; merge checks it), each shard's tasks, its campaign
 # receipt with the "shard" record, sealed by tests/tools/cbtest. The
 # merged matrix must be the committed run's, byte for byte. A benchmark,
@@ -29,7 +29,7 @@ run, work, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 matrix = json.load(open(os.path.join(run, "task-matrix.json")))
 campaign = json.load(open(os.path.join(run, "campaign.json")))
 tasks = matrix["tasks"]
-# the deal of src/shard.c
+# the deal of src/campaign/shard.c
 order = sorted(range(len(tasks)), key=lambda i: (-tasks[i]["budget_s"], i))
 load, shard_of = [0] * n, [0] * len(tasks)
 for i in order:

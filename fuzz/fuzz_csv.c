@@ -2,8 +2,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "csv.h"
-#include "inventory.h"
+#include "base/csv.h"
+#include "campaign/inventory.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "manifest.h"
-#include "matrix.h"
+#include "campaign/manifest.h"
+#include "campaign/matrix.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

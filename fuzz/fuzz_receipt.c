@@ -3,9 +3,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence.h"
-#include "jsonio.h"
-#include "receipt.h"
+#include "account/evidence.h"
+#include "base/jsonio.h"
+#include "account/receipt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "reply.h"
+#include "run/reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

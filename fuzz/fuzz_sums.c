@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sign.h"
-#include "sums.h"
+#include "seal/sign.h"
+#include "seal/sums.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ttgir.h"
-#include "ttgir_ops.h"
+#include "ir/ttgir.h"
+#include "ir/ttgir_ops.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "seal.h"
-#include "sha.h"
-#include "sums.h"
+#include "seal/seal.h"
+#include "base/sha.h"
+#include "seal/sums.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,9 +6,9 @@
 
 #include "caliber.h"
 #include "cmd/cmd.h"
-#include "fsutil.h"
-#include "proc.h"
-#include "suggest.h"
+#include "base/fsutil.h"
+#include "base/proc.h"
+#include "base/suggest.h"
 
 struct cmd_entry {
 	const char *name;

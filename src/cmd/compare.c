@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cmd.h"
-#include "compare.h"
+#include "views/compare.h"
 #include "opts.h"
 
 static const char compare_about[] =

@@ -12,17 +12,17 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cmd.h"
-#include "fsutil.h"
-#include "guard.h"
-#include "jsonio.h"
+#include "base/fsutil.h"
+#include "seal/guard.h"
+#include "base/jsonio.h"
 #include "opts.h"
-#include "pin.h"
-#include "plan.h"
-#include "proc.h"
-#include "receipt.h"
-#include "report.h"
+#include "campaign/pin.h"
+#include "campaign/plan.h"
+#include "base/proc.h"
+#include "account/receipt.h"
+#include "views/report.h"
 
 extern char **environ;
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cmd.h"
-#include "diff.h"
-#include "fsutil.h"
+#include "views/diff.h"
+#include "base/fsutil.h"
 #include "opts.h"
 
 static const char diff_about[] =

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "cmd.h"
-#include "digest.h"
+#include "base/digest.h"
 #include "opts.h"
 
 static const struct cb_cmd_spec digest_spec = {

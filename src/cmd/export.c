@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cmd.h"
-#include "export.h"
-#include "fsutil.h"
-#include "guard.h"
+#include "views/export.h"
+#include "base/fsutil.h"
+#include "seal/guard.h"
 #include "opts.h"
 
 static const char export_about[] =

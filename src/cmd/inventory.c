@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
-#include "fsutil.h"
-#include "guard.h"
-#include "inventory_scan.h"
+#include "base/fsutil.h"
+#include "seal/guard.h"
+#include "run/corpus.h"
 #include "opts.h"
 
 static const char inventory_about[] =

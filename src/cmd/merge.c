@@ -2,7 +2,7 @@
  * of one frozen campaign joined into one sealed run (docs/design.md section 16); the
  * work is merge.h's. */
 #include "cmd.h"
-#include "merge.h"
+#include "run/merge.h"
 #include "opts.h"
 
 static const char merge_about[] =

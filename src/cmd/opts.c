@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsutil.h"
-#include "jsonio.h"
-#include "suggest.h"
+#include "base/fsutil.h"
+#include "base/jsonio.h"
+#include "base/suggest.h"
 
 void cb_print_help(const struct cb_cmd_spec *spec)
 {

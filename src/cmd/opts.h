@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "caliber.h"
 
 enum cb_opt_kind {

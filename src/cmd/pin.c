@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "fsutil.h"
-#include "guard.h"
-#include "jsonio.h"
+#include "base/fsutil.h"
+#include "seal/guard.h"
+#include "base/jsonio.h"
 #include "opts.h"
-#include "pin.h"
+#include "campaign/pin.h"
 
 static const char pin_about[] =
 	"Fill every pin of a manifest from the trees it names, and write the\n"

@@ -4,7 +4,7 @@
 
 #include "cmd.h"
 #include "opts.h"
-#include "plan.h"
+#include "campaign/plan.h"
 
 static const char plan_about[] =
 	"Print the ordered plugin plan (pytest -p modules) that a backend's declared\n"

@@ -9,17 +9,17 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "expect.h"
-#include "fsutil.h"
-#include "guard.h"
-#include "inventory.h"
-#include "jsonio.h"
-#include "manifest.h"
-#include "matrix.h"
+#include "account/expect.h"
+#include "base/fsutil.h"
+#include "seal/guard.h"
+#include "campaign/inventory.h"
+#include "base/jsonio.h"
+#include "campaign/manifest.h"
+#include "campaign/matrix.h"
 #include "opts.h"
-#include "plan.h"
-#include "receipt.h"
-#include "seal.h"
+#include "campaign/plan.h"
+#include "account/receipt.h"
+#include "seal/seal.h"
 
 /* "1h02m03s" / "12m00s" / "45s" */
 static void fmt_duration(long long s, char *out, size_t cap)

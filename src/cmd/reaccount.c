@@ -5,9 +5,9 @@
 
 #include "cmd.h"
 #include "opts.h"
-#include "reaccount.h"
-#include "seal.h"
-#include "sign.h"
+#include "account/reaccount.h"
+#include "seal/seal.h"
+#include "seal/sign.h"
 
 static const char reaccount_about[] =
 	"Re-account a sealed run under a new measured launch floor: re-read each\n"

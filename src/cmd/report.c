@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "bundle.h"
-#include "classify.h"
+#include "base/buf.h"
+#include "views/bundle.h"
+#include "account/classify.h"
 #include "cmd.h"
-#include "fsutil.h"
-#include "guard.h"
+#include "base/fsutil.h"
+#include "seal/guard.h"
 #include "opts.h"
-#include "report.h"
+#include "views/report.h"
 
 /* ------------------------------------------------------------------ */
 /* The command                                                          */

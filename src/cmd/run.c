@@ -3,11 +3,11 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "devices.h"
-#include "fsutil.h"
+#include "run/devices.h"
+#include "base/fsutil.h"
 #include "opts.h"
-#include "runner.h"
-#include "sign.h"
+#include "run/runner.h"
+#include "seal/sign.h"
 
 static const char run_about[] =
 	"Run a frozen campaign on one device, serially, into a sealed run root.\n"

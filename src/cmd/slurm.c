@@ -7,7 +7,7 @@
 
 #include "cmd.h"
 #include "opts.h"
-#include "slurm.h"
+#include "run/slurm.h"
 
 static const char slurm_about[] =
 	"Write a job script that runs a frozen campaign on a Slurm cluster: `sh\n"

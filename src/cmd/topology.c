@@ -7,10 +7,10 @@
 #include <jansson.h>
 
 #include "cmd.h"
-#include "fsutil.h"
-#include "jsonio.h"
+#include "base/fsutil.h"
+#include "base/jsonio.h"
 #include "opts.h"
-#include "topology.h"
+#include "ir/topology.h"
 
 static const char topology_about[] =
 	"Count the topology op in a cell's IR and print the cell's topology as\n"

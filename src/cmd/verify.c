@@ -5,8 +5,8 @@
 
 #include "cmd.h"
 #include "opts.h"
-#include "seal.h"
-#include "sign.h"
+#include "seal/seal.h"
+#include "seal/sign.h"
 
 static void print_list(const char *what, char **v, size_t n)
 {

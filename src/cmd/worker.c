@@ -4,13 +4,13 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "guard.h"
-#include "jsonio.h"
-#include "manifest.h"
-#include "matrix.h"
+#include "seal/guard.h"
+#include "base/jsonio.h"
+#include "campaign/manifest.h"
+#include "campaign/matrix.h"
 #include "opts.h"
-#include "plan.h"
-#include "worker.h"
+#include "campaign/plan.h"
+#include "run/worker.h"
 
 static const char worker_about[] =
 	"Run one phase of one task in one cell by hand, exactly as `caliber run`\n"

@@ -47,7 +47,7 @@ test_expect_success 'a backend that does not exist is refused' '
 test_expect_success 'no plugin list is spelled out outside plan.c (the seeds drifted that way)' '
 	! grep -rnE "device_setup.{1,40}shapes.{1,40}autotune_record" "$CALIBER_ROOT/src" "$CALIBER_ROOT/python" \
 		"$CALIBER_ROOT/scripts" "$CALIBER_ROOT/tests/device" "$CALIBER_ROOT/ops" "$CALIBER_ROOT/examples" |
-		grep -v "^$CALIBER_ROOT/src/plan.c:"
+		grep -v "^$CALIBER_ROOT/src/campaign/plan.c:"
 '
 
 test_expect_success 'a visibility_env that is no variable name is refused, naming the file and the field' '

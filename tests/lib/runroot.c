@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "evidence.h"
-#include "fsutil.h"
-#include "jsonio.h"
-#include "manifest.h"
-#include "matrix.h"
-#include "receipt.h"
-#include "seal.h"
+#include "base/buf.h"
+#include "account/evidence.h"
+#include "base/fsutil.h"
+#include "base/jsonio.h"
+#include "campaign/manifest.h"
+#include "campaign/matrix.h"
+#include "account/receipt.h"
+#include "seal/seal.h"
 
 /* Folder of the spec file, for its relative paths. */
 static char *spec_dir(const char *spec)

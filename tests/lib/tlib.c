@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsutil.h"
+#include "base/fsutil.h"
 
 const char *tl_root(void)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runroot.h"
-#include "seal.h"
+#include "seal/seal.h"
 
 int main(int argc, char **argv)
 {

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify.h"
-#include "jsonio.h"
+#include "account/classify.h"
+#include "base/jsonio.h"
 #include "tlib.h"
 
 static json_t *cases;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "csv.h"
+#include "base/buf.h"
+#include "base/csv.h"
 #include "tlib.h"
 
 /* Render a parse result (or its error) the way .expect files spell it. */

@@ -19,11 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "expect.h"
-#include "fsutil.h"
-#include "jsonio.h"
+#include "account/expect.h"
+#include "base/fsutil.h"
+#include "base/jsonio.h"
 #include "runroot.h"
-#include "seal.h"
+#include "seal/seal.h"
 #include "tlib.h"
 
 static char *build_history(void)

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "base/fsutil.h"
 #include "tlib.h"
 
 static void resolve_follows_links_and_dotdot(void **state)

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "buf.h"
-#include "fsutil.h"
-#include "identity.h"
-#include "jsonio.h"
-#include "manifest.h"
+#include "base/buf.h"
+#include "base/fsutil.h"
+#include "campaign/identity.h"
+#include "base/jsonio.h"
+#include "campaign/manifest.h"
 #include "tlib.h"
 
 #define OP "ttg.convert_layout"

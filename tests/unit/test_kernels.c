@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsutil.h"
-#include "kernels.h"
+#include "base/fsutil.h"
+#include "account/kernels.h"
 #include "tlib.h"
 
 /* One kernels.jsonl line: row r0, 10 calls, a Triton kernel and another library's. */

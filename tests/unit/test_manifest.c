@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsutil.h"
-#include "inventory.h"
-#include "jsonio.h"
-#include "manifest.h"
-#include "matrix.h"
+#include "base/fsutil.h"
+#include "campaign/inventory.h"
+#include "base/jsonio.h"
+#include "campaign/manifest.h"
+#include "campaign/matrix.h"
 #include "tlib.h"
 
 static void example_loads(void **state)

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "aa.h"
-#include "receipt.h"
+#include "account/aa.h"
+#include "account/receipt.h"
 #include "tlib.h"
 
 /* Load a bad receipt from its folder (so messages name the bare file). */

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "reply.h"
+#include "run/reply.h"
 
 #define WANT "gain/a/candidate/2"
 

@@ -21,16 +21,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "evidence.h"
-#include "fsutil.h"
-#include "jsonio.h"
-#include "manifest.h"
+#include "base/buf.h"
+#include "account/evidence.h"
+#include "base/fsutil.h"
+#include "base/jsonio.h"
+#include "campaign/manifest.h"
 #include "runroot.h"
-#include "seal.h"
+#include "seal/seal.h"
 #include "tlib.h"
-#include "topology.h"
-#include "walk.h"
+#include "ir/topology.h"
+#include "base/walk.h"
 
 /* A sealed run root built once per test. */
 static char *build_run(void)

@@ -1,4 +1,4 @@
-/* test_shard.c: the deal of src/shard.c (docs/formats.md, "Shards and the
+/* test_shard.c: the deal of src/campaign/shard.c (docs/formats.md, "Shards and the
  * deal") on matrices of known budgets, and the K/N parser. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonio.h"
-#include "shard.h"
+#include "base/jsonio.h"
+#include "campaign/shard.h"
 
 /* A matrix "tasks" array with these budgets (ids t0, t1, ...). */
 static json_t *tasks_of(const long long *budget, size_t n)

@@ -1,4 +1,4 @@
-/* test_stats.c: src/stats.c against tests/golden/stats/cases.json, which
+/* test_stats.c: src/account/stats.c against tests/golden/stats/cases.json, which
  * gen_stats.py writes from an independent pure-Python implementation
  * (seeds, RNG outputs and medians exact; point, lo and hi within a relative
  * 1e-12, since libm's log and exp may differ by an ulp across machines),
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "account/stats.h"
 #include "tlib.h"
 
 #define REL_TOL 1e-12

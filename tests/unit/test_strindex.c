@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "strindex.h"
+#include "base/strindex.h"
 
 /* The repeat that comes first in the array, not the smallest string. */
 static void first_repeat_in_array_order(void **state)

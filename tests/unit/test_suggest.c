@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "suggest.h"
+#include "base/suggest.h"
 
 static void distances(void **state)
 {

@@ -18,12 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "jsonio.h"
-#include "seal.h"
-#include "tidy.h"
+#include "base/fsutil.h"
+#include "base/jsonio.h"
+#include "seal/seal.h"
+#include "seal/tidy.h"
 #include "tlib.h"
-#include "walk.h"
+#include "base/walk.h"
 
 static void temp_names(void **state)
 {

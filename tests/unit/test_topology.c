@@ -21,11 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "fsutil.h"
-#include "jsonio.h"
+#include "base/buf.h"
+#include "base/fsutil.h"
+#include "base/jsonio.h"
 #include "tlib.h"
-#include "topology.h"
+#include "ir/topology.h"
 
 #define OP CB_DEFAULT_TOPOLOGY_OP
 #define OPS_LINE "%0 = ttg.convert_layout %x : t\n"

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "tlib.h"
-#include "ttgir.h"
-#include "ttgir_ops.h"
+#include "ir/ttgir.h"
+#include "ir/ttgir_ops.h"
 
 #define OP CB_DEFAULT_TOPOLOGY_OP
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_stats.py: golden data for src/stats.c, made independently of it.
+"""gen_stats.py: golden data for src/account/stats.c, made independently of it.
 
 A short pure-Python (standard library only) implementation of the
 definitions in docs/formats.md, "Statistics": exact integer medians
@@ -343,7 +343,7 @@ def main():
             -0.999999, 0.00000049999999, 123.4567895]
     doc = {
         "generator": "tests/golden/stats/gen_stats.py (pure-Python standard library, "
-                     "independent of src/stats.c; run it from any directory to rewrite this "
+                     "independent of src/account/stats.c; run it from any directory to rewrite this "
                      "file). Compare point/lo/hi with relative tolerance 1e-12 "
                      "(libm log/exp may differ by an ulp across machines), everything else "
                      "exactly.",

@@ -1,0 +1,147 @@
+/* timing.c: reading timing.jsonl, the rows a benchmark session timed
+ * (docs/formats.md). */
+#include "timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/fsutil.h"
+#include "base/jsonio.h"
+
+/* Parse one timing.jsonl line (already NUL-terminated) into row. */
+static int timing_line(const char *line, const char *path, size_t lineno,
+		       struct cb_timing_row *row, struct cb_err *err)
+{
+	json_error_t je;
+	json_t *j = json_loads(line, JSON_REJECT_DUPLICATES, &je), *s, *v;
+	const char *name, *timer, *why;
+	const json_t *th;
+	size_t i;
+
+	memset(row, 0, sizeof(*row));
+	if (!j)
+		return cb_fail(err, "%s:%zu: %s", path, lineno, je.text);
+	th = json_object_get(j, "throttle");
+	if (th && (!json_is_object(th) || !json_is_boolean(json_object_get(th, "throttled")))) {
+		json_decref(j);
+		return cb_fail(err, "%s:%zu: throttle: expected an object with a boolean 'throttled'", path, lineno);
+	}
+	row->throttled = th && json_is_true(json_object_get(th, "throttled"));
+	name = cb_json_str(j, "row");
+	timer = cb_json_str(j, "timer");
+	why = cb_json_str(j, "timer_reason");
+	s = json_object_get(j, "samples_ns");
+	if (!name || !*name || !timer || !why || !json_is_array(s) || json_array_size(s) == 0) {
+		json_decref(j);
+		return cb_fail(err, "%s:%zu: a row needs row, samples_ns (non-empty), timer and timer_reason",
+			       path, lineno);
+	}
+	if (strcmp(timer, "graph") != 0 && strcmp(timer, "direct") != 0) {
+		cb_fail(err, "%s:%zu: timer: expected graph or direct, got '%s'", path, lineno, timer);
+		json_decref(j);
+		return -1;
+	}
+	row->n = json_array_size(s);
+	row->samples = calloc(row->n, sizeof(*row->samples));
+	row->row = strdup(name);
+	row->timer = strdup(timer);
+	row->timer_reason = strdup(why);
+	if (!row->samples || !row->row || !row->timer || !row->timer_reason) {
+		json_decref(j);
+		return cb_fail(err, "%s:%zu: out of memory", path, lineno);
+	}
+	json_array_foreach(s, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+			json_decref(j);
+			return cb_fail(err, "%s:%zu: samples_ns[%zu]: expected an integer > 0", path, lineno, i);
+		}
+		row->samples[i] = (int64_t)json_integer_value(v);
+	}
+	json_decref(j);
+	return 0;
+}
+
+static void timing_row_free(struct cb_timing_row *r)
+{
+	free(r->row);
+	free(r->timer);
+	free(r->timer_reason);
+	free(r->samples);
+}
+
+int cb_timing_load(const char *path, struct cb_timing *t, struct cb_err *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (cb_read_file(path, &buf, &len, err) < 0)
+		return -1;
+	rc = cb_timing_parse(buf, len, path, t, err);
+	free(buf);
+	return rc;
+}
+
+/* What add_timing_line adds to: the file being read and its name. */
+struct timing_lines {
+	struct cb_timing *t;
+	const char *path;
+};
+
+/* One line of a timing.jsonl into t (cb_json_lines): a row named once. */
+static int add_timing_line(const char *line, size_t lineno, void *ctx, struct cb_err *err)
+{
+	const struct timing_lines *c = ctx;
+	struct cb_timing *t = c->t;
+	struct cb_timing_row row, *rows;
+	size_t i;
+
+	if (timing_line(line, c->path, lineno, &row, err) < 0) {
+		timing_row_free(&row);
+		return -1;
+	}
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->rows[i].row, row.row) == 0) {
+			cb_fail(err, "%s:%zu: row '%s' appears twice", c->path, lineno, row.row);
+			timing_row_free(&row);
+			return -1;
+		}
+	if (!(rows = realloc(t->rows, (t->n + 1) * sizeof(*rows)))) {
+		timing_row_free(&row);
+		return cb_fail(err, "%s: out of memory", c->path);
+	}
+	t->rows = rows;
+	t->rows[t->n++] = row;
+	return 0;
+}
+
+int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_timing *t,
+		    struct cb_err *err)
+{
+	struct timing_lines c = { t, path };
+
+	memset(t, 0, sizeof(*t));
+	if (cb_json_lines(data, len, path, add_timing_line, &c, err) < 0) {
+		cb_timing_release(t);
+		return -1;
+	}
+	if (t->n == 0)
+		return cb_fail(err, "%s: no timing rows", path);
+	return 0;
+}
+
+void cb_timing_release(struct cb_timing *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->n; i++)
+		timing_row_free(&t->rows[i]);
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,898 @@
+/* report.c: the model of a report (report.h): a run root or a derived run
+ * loaded with every receipt it holds, its seal checked, and its figures as
+ * words for the renderers. */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "account/aa.h"
+#include "base/buf.h"
+#include "account/classify.h"
+#include "ir/compile_log.h"
+#include "account/evidence.h"
+#include "base/fsutil.h"
+#include "seal/guard.h"
+#include "base/jsonio.h"
+#include "account/reaccount.h"
+#include "seal/seal.h"
+
+/* ------------------------------------------------------------------ */
+/* The run as the report sees it                                       */
+
+/* The verdict, code and reason a task is shown and gated by: the derived
+ * ones in a derived run, else the sealed ones. */
+char cb_report_verdict(const struct cb_report_task *t)
+{
+	return t->derived ? t->dverdict : t->sealed.verdict;
+}
+
+const char *cb_report_code(const struct cb_report_task *t)
+{
+	return t->derived ? t->dcode : t->sealed.code;
+}
+
+const char *cb_report_reason(const struct cb_report_task *t)
+{
+	return t->derived ? t->dreason : t->sealed.reason;
+}
+
+const struct cb_report_task *cb_report_task_at(const struct cb_report *rp, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < rp->n; i++)
+		if (rp->t[i].index == k)
+			return &rp->t[i];
+	return NULL;
+}
+
+/* Free what the report holds and zero it. */
+void cb_report_release(struct cb_report *rp)
+{
+	size_t i;
+
+	size_t k;
+	int o;
+
+	for (i = 0; rp->t && i < rp->n; i++) {
+		cb_task_result_release(&rp->t[i].sealed);
+		json_decref(rp->t[i].doc);
+		for (o = 0; o < CB_NORDERS; o++) {
+			for (k = 0; k < rp->t[i].nrows[o]; k++)
+				free(rp->t[i].rows[o][k].label);
+			free(rp->t[i].rows[o]);
+		}
+	}
+	free(rp->t);
+	if (rp->diff)
+		cb_diff_release(rp->diff);
+	free(rp->diff);
+	json_decref(rp->dj);
+	cb_campaign_summary_release(&rp->cs);
+	free(rp->workers);
+	free(rp->href);
+	free(rp->dhref);
+	memset(rp, 0, sizeof(*rp));
+}
+
+/* Whether dir holds the named file. */
+int cb_report_has_file(const char *dir, const char *name)
+{
+	return cb_exists_in(dir, name);
+}
+
+/* Every line of a JSON Lines file as an array of objects (a new
+ * reference); name is used in errors. NULL with err filled when the file
+ * cannot be read or a line is not an object. */
+json_t *cb_report_load_jsonl(const char *path, const char *name, struct cb_err *err)
+{
+	char *buf, *p, *end;
+	size_t len, line = 1;
+	json_t *arr;
+
+	if (cb_read_file(path, &buf, &len, err) < 0)
+		return NULL;
+	arr = json_array();
+	for (p = buf, end = buf + len; p < end; line++) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char where[512];
+		json_t *j;
+
+		snprintf(where, sizeof(where), "%s:%zu", name, line);
+		j = n ? cb_json_load_buf(p, n, where, err) : NULL;
+		if (n && (!j || !json_is_object(j))) {
+			if (j)
+				cb_fail(err, "%s: not a JSON object", where);
+			json_decref(j);
+			json_decref(arr);
+			free(buf);
+			return NULL;
+		}
+		if (j)
+			json_array_append_new(arr, j);
+		p += n + 1;
+	}
+	free(buf);
+	return arr;
+}
+
+/* Fold one timing row's clocks into c: the SM clock sampled while it ran
+ * (runs before sessions recorded it only before and after the row), and
+ * whether it ran throttled. */
+static void fold_clocks(struct cb_report_clocks *c, const json_t *row)
+{
+	const json_t *clk = json_object_get(row, "clocks"), *d = json_object_get(clk, "during");
+	const json_t *th = json_object_get(row, "throttle"), *v;
+	long long lo = cb_json_int(d, "sm_min_mhz", -1), hi = cb_json_int(d, "sm_max_mhz", -1);
+	size_t i;
+
+	if (!d || lo < 0) {
+		long long x = cb_json_int(json_object_get(clk, "before"), "sm_mhz", -1);
+		long long y = cb_json_int(json_object_get(clk, "after"), "sm_mhz", -1);
+		lo = x >= 0 && (y < 0 || x < y) ? x : y;
+		hi = x > y ? x : y;
+	}
+	c->rows++;
+	c->throttled += json_is_true(json_object_get(th, "throttled"));
+	c->retried += cb_json_int(th, "attempts", 1) > 1;
+	json_array_foreach(json_object_get(th, "rested_ms"), i, v)
+		c->rested_ms += json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+	if (lo < 0)
+		return;
+	if (!c->known || lo < c->sm_min)
+		c->sm_min = lo;
+	if (!c->known || hi > c->sm_max)
+		c->sm_max = hi;
+	c->known = 1;
+}
+
+/* qsort order of long long. */
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the samples of every entry of rows whose key is key, or
+ * -1 when there are none. */
+static double pooled_median(const json_t *rows, const char *key)
+{
+	const json_t *row, *v;
+	long long *s = NULL, *grown;
+	size_t i, k, n = 0, cap = 0;
+	double med;
+
+	json_array_foreach(rows, i, row) {
+		if (!cb_json_str(row, "row") || strcmp(cb_json_str(row, "row"), key) != 0)
+			continue;
+		json_array_foreach(json_object_get(row, "samples_ns"), k, v) {
+			if (!json_is_integer(v))
+				continue;
+			if (n == cap) {
+				if (!(grown = realloc(s, (cap = cap ? 2 * cap : 64) * sizeof(*s))))
+					break;
+				s = grown;
+			}
+			s[n++] = (long long)json_integer_value(v);
+		}
+	}
+	if (!n) {
+		free(s);
+		return -1;
+	}
+	qsort(s, n, sizeof(*s), cmp_ll);
+	med = n % 2 ? (double)s[n / 2] : ((double)s[n / 2 - 1] + (double)s[n / 2]) / 2.0;
+	free(s);
+	return med;
+}
+
+/* The label of a timing row: its shape, else its key after the last '|'. */
+static char *row_label(const json_t *row)
+{
+	const char *shape = cb_json_str(row, "shape"), *key = cb_json_str(row, "row"), *bar;
+
+	if (shape && *shape)
+		return strdup(shape);
+	bar = key ? strrchr(key, '|') : NULL;
+	return strdup(bar && bar[1] ? bar + 1 : key ? key : "?");
+}
+
+/* The rows of order o of task t from the cells' pooled timing rows: the
+ * baseline's keys in their first order, with each cell's median. */
+static void fold_rows(struct cb_report_task *t, int o, json_t *const pooled[CB_NROLES])
+{
+	const json_t *row;
+	size_t i, k;
+	int r;
+
+	t->rows[o] = calloc(json_array_size(pooled[CB_ROLE_BASELINE]) + 1, sizeof(*t->rows[o]));
+	json_array_foreach(pooled[CB_ROLE_BASELINE], i, row) {
+		const char *key = cb_json_str(row, "row");
+		struct cb_report_row *out;
+		int seen = 0;
+
+		for (k = 0; t->rows[o] && key && k < i; k++)
+			seen |= cb_json_str(json_array_get(pooled[CB_ROLE_BASELINE], k), "row") &&
+				strcmp(cb_json_str(json_array_get(pooled[CB_ROLE_BASELINE], k), "row"), key) == 0;
+		if (!t->rows[o] || !key || seen)
+			continue;
+		out = &t->rows[o][t->nrows[o]];
+		if (!(out->label = row_label(row)))
+			continue;
+		for (r = 0; r < CB_NROLES; r++)
+			out->median_ns[r] = pooled_median(pooled[r], key);
+		t->nrows[o]++;
+	}
+}
+
+/* Note that a row of a timed order had n samples in one session. */
+static void fold_repeats(struct cb_report_task *t, size_t n)
+{
+	if (!t->repeats_max || n < t->repeats_min)
+		t->repeats_min = n;
+	if (n > t->repeats_max)
+		t->repeats_max = n;
+}
+
+/* The path of file in session k of a cell's phase (cb_session_dir), or
+ * NULL when it does not exist: the end of a cell's sessions. */
+static char *session_file(const char *tdir, enum cb_phase p, const char *cell, int k, const char *file)
+{
+	char *dir = cb_session_dir(tdir, p, cell, k), *path = dir ? cb_path_join(dir, file) : NULL;
+
+	free(dir);
+	if (path && !cb_exists(path)) {
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
+/* The clocks of task t's timed cells, per order and role, and each row's
+ * median per cell, from every session's timing.jsonl; a file that cannot
+ * be read is passed over (the seal and the receipts say what is wrong with
+ * a run). */
+static void load_timing(const struct cb_report *rp, struct cb_report_task *t)
+{
+	const json_t *cells = json_object_get(t->doc, "cells");
+	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
+	int o, r, k;
+
+	for (o = 0; tdir && o < CB_NORDERS; o++) {
+		json_t *pooled[CB_NROLES];
+
+		for (r = 0; r < CB_NROLES; r++) {
+			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
+			struct cb_report_clocks *c = &t->clocks[o][r];
+
+			pooled[r] = json_array();
+			for (k = 1; name; k++) {
+				char *path = session_file(tdir, o ? CB_PH_ROUND_B : CB_PH_ROUND_A, name, k, "timing.jsonl");
+				struct cb_err e;
+				json_t *rows = path ? cb_report_load_jsonl(path, path, &e) : NULL;
+				const json_t *row;
+				size_t i;
+
+				free(path);
+				if (!rows)
+					break;
+				c->sessions++;
+				json_array_foreach(rows, i, row) {
+					fold_clocks(c, row);
+					if (t->sealed.present[o])
+						fold_repeats(t, json_array_size(json_object_get(row, "samples_ns")));
+				}
+				json_array_extend(pooled[r], rows);
+				json_decref(rows);
+			}
+		}
+		fold_rows(t, o, pooled);
+		for (r = 0; r < CB_NROLES; r++)
+			json_decref(pooled[r]);
+	}
+	free(tdir);
+}
+
+/* The task's effect: the geometric mean over its timed orders of
+ * 1 + speedup, less 1. */
+static void task_effect(struct cb_report_task *t)
+{
+	double sum = 0;
+	int o, n = 0;
+
+	for (o = 0; o < CB_NORDERS; o++)
+		if (t->sealed.present[o]) {
+			sum += log1p((double)t->sealed.speedup_ppm[o] / 1e6);
+			n++;
+		}
+	t->timed = n > 0;
+	t->effect = n ? expm1(sum / n) : 0;
+}
+
+void cb_report_fmt_identity(const struct cb_report *rp, char *aa, size_t aa_cap, char *screen, size_t screen_cap)
+{
+	struct cb_free_aa f = { 0, 0, 0, 0 };
+	char line[160];
+	size_t i;
+
+	for (i = 0; i < rp->n; i++)
+		cb_free_aa_add(&f, &rp->t[i].sealed);
+	cb_free_aa_line(&f, line, sizeof(line));
+	snprintf(aa, aa_cap, "%s", f.known ? line : "");
+	if (json_is_true(json_object_get(rp->cs.doc, "prescreen")))
+		snprintf(screen, screen_cap, "%zu of %zu tasks not timed (identical binaries)", f.screened, rp->n);
+	else
+		snprintf(screen, screen_cap, "%s", "");
+}
+
+long long cb_report_geomean_ppm(const struct cb_report *rp, char v, size_t *n)
+{
+	double sum = 0;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < rp->n; i++)
+		if (rp->t[i].timed && (!v || cb_report_verdict(&rp->t[i]) == v)) {
+			sum += log1p(rp->t[i].effect);
+			(*n)++;
+		}
+	return *n ? llround(expm1(sum / (double)*n) * 1e6) : 0;
+}
+
+/* Add session k of cell name in phase p of task t (in tdir) to the cell's
+ * compile time, when its compile.json is there and its Triton listened. */
+static int load_compile(struct cb_report *rp, struct cb_report_task *t, const char *tdir, int p, int r,
+			const char *name, int k, struct cb_err *err)
+{
+	char *dir = cb_session_dir(tdir, (enum cb_phase)p, name, k);
+	struct cb_compile_log log;
+	int rc;
+
+	if (!dir)
+		return cb_fail(err, "out of memory");
+	rc = cb_compile_log_read(dir, &log, err);
+	free(dir);
+	if (rc < 0)
+		return -1;
+	if (rc > 0 && log.listened) {
+		t->cell_compile_us[p][r] += log.compile_us;
+		t->cell_compiled[p][r]++;
+		rp->compile_known = 1;
+	}
+	return 0;
+}
+
+/* Where task t's time went: its receipt's wall time, and each cell's per
+ * phase, summed over the cell receipts of its sessions, with the time the
+ * session's compile.json says it spent compiling. A receipt that cannot be
+ * read is passed over, as in load_timing; a compile.json that is not what
+ * ir_meta writes fails the report (-1), as a malformed receipt would. */
+static int load_walls(struct cb_report *rp, struct cb_report_task *t, struct cb_err *err)
+{
+	const json_t *cells = json_object_get(t->doc, "cells");
+	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
+	long long ns = cb_json_int(t->doc, "wall_ns", -1);
+	int p, r, k;
+
+	t->wall_ms = ns < 0 ? -1 : ns / 1000000;
+	for (p = 0; tdir && p < CB_NPHASES; p++)
+		for (r = 0; r < CB_NROLES; r++) {
+			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
+
+			for (k = 1; name && cb_is_ident(name); k++) {
+				char *path = session_file(tdir, (enum cb_phase)p, name, k, "cell.json");
+				struct cb_err e;
+				json_t *cell = path ? cb_json_load_file(path, &e) : NULL;
+
+				free(path);
+				if (!cell)
+					break;
+				ns = cb_json_int(cell, "wall_ns", -1);
+				json_decref(cell);
+				if (ns < 0)
+					continue;
+				t->cell_ms[p][r] += ns / 1000000;
+				t->cell_runs[p][r]++;
+				if (load_compile(rp, t, tdir, p, r, name, k, err) < 0) {
+					free(tdir);
+					return -1;
+				}
+			}
+		}
+	free(tdir);
+	return 0;
+}
+
+/* Read tasks/<id>/task.json of every task the campaign receipt lists. */
+static int load_tasks(struct cb_report *rp, struct cb_err *err)
+{
+	size_t i;
+	int r;
+
+	rp->t = calloc(rp->cs.ntasks ? rp->cs.ntasks : 1, sizeof(*rp->t));
+	if (!rp->t)
+		return cb_fail(err, "out of memory");
+	rp->n = rp->cs.ntasks;
+	for (i = 0; i < rp->n; i++) {
+		const char *id = rp->cs.tasks[i].id;
+		char *p;
+		int rc;
+
+		p = cb_strdupf("%s/tasks/%s/task.json", rp->root, id);
+		if (!p)
+			return cb_fail(err, "out of memory");
+		rp->t[i].doc = cb_json_load_file(p, err);
+		rc = rp->t[i].doc ? cb_task_result_from_json(rp->t[i].doc, p, &rp->t[i].sealed, err) : -1;
+		if (rc == 0 && strcmp(rp->t[i].sealed.id, id) != 0)
+			rc = cb_fail(err, "%s: names task '%s', the campaign receipt '%s'", p, rp->t[i].sealed.id, id);
+		free(p);
+		if (rc < 0)
+			return -1;
+		rp->t[i].index = i;
+		load_timing(rp, &rp->t[i]);
+		if (load_walls(rp, &rp->t[i], err) < 0)
+			return -1;
+		task_effect(&rp->t[i]);
+		for (r = 0; r < CB_NROLES; r++) {
+			const json_t *tp = json_object_get(json_object_get(rp->t[i].doc, "topology"),
+							   cb_role_name((enum cb_role)r));
+			rp->t[i].cell_have[r] = json_is_true(json_object_get(tp, "joinable"));
+			rp->t[i].cell_count[r] = cb_json_int(tp, "scoped", 0);
+		}
+	}
+	return 0;
+}
+
+/* Open the derived run at dir (reaccount.h) and find its run root: --run
+ * when given, else its run.root seen from the current directory. */
+static int load_derived(struct cb_report *rp, const char *dir, const char *run, struct cb_err *err)
+{
+	struct cb_derived_run d;
+
+	rp->derived_dir = dir;
+	if (cb_derived_open(dir, run, &d, err) < 0)
+		return -1;
+	rp->dj = d.doc;
+	rp->root = d.root;
+	rp->floor = d.floor;
+	rp->sealed_floor = d.sealed_floor;
+	return 0;
+}
+
+/* Attach each derived.json task to its sealed task, after checking that
+ * the derived run comes from this very campaign. */
+static int attach_derived(struct cb_report *rp, struct cb_err *err)
+{
+	const struct cb_derived_run dr = { rp->dj, rp->root, rp->floor, rp->sealed_floor };
+	const json_t *tasks = json_object_get(rp->dj, "tasks"), *d;
+	size_t i, k;
+
+	if (cb_derived_check(&dr, rp->derived_dir, &rp->cs, err) < 0)
+		return -1;
+	json_array_foreach(tasks, i, d) {
+		const json_t *dv = json_object_get(d, "derived"), *topo = json_object_get(dv, "topology");
+		const char *id = cb_json_str(d, "id"), *v = cb_json_str(dv, "verdict");
+		struct cb_report_task *t = NULL;
+		int role;
+
+		for (k = 0; id && k < rp->n && !t; k++)
+			if (strcmp(rp->t[k].sealed.id, id) == 0 && !rp->t[k].derived)
+				t = &rp->t[k];
+		if (!t)
+			return cb_fail(err, "%s/derived.json: tasks[%zu]: task '%s' is not in the run (or listed twice)",
+				       rp->derived_dir, i, id ? id : "(none)");
+		if (!v || strlen(v) != 1 || !cb_verdict_known(v[0]) || !cb_json_str(dv, "code") ||
+		    !cb_json_str(dv, "reason"))
+			return cb_fail(err, "%s/derived.json: tasks[%zu]: derived verdict, code and reason are required",
+				       rp->derived_dir, i);
+		t->derived = 1;
+		t->dverdict = v[0];
+		t->dcode = cb_json_str(dv, "code");
+		t->dreason = cb_json_str(dv, "reason");
+		t->dhave_topology = json_is_object(topo);
+		for (role = 0; role < CB_NROLES; role++) {
+			t->dtopology[role] = cb_json_int(topo, cb_role_name((enum cb_role)role), 0);
+			t->cell_have[role] = t->dhave_topology;
+			t->cell_count[role] = t->dtopology[role];
+		}
+		t->changed = json_is_true(json_object_get(d, "changed"));
+		t->dexcluded = json_object_get(dv, "excluded");
+	}
+	return 0;
+}
+
+/* Check the seal of the run (cb_verify); rp->seal says what was found, in
+ * words: it holds, it does not (and the first difference), or it cannot be
+ * checked (and why). Returns 1 when it holds. */
+static int report_seal(struct cb_report *rp)
+{
+	struct cb_verify_report v;
+	struct cb_err e = CB_ERR_INIT;
+	int holds;
+
+	if (cb_verify(rp->root, &v, &e) < 0) {
+		/* The run is the report's subject: an unsealed one is said so
+		 * without its path. */
+		snprintf(rp->seal, sizeof(rp->seal), "cannot be checked: %s",
+			 e.code == CB_ERR_NOT_SEALED ? "not sealed (no SHA256SUMS)" : e.msg);
+		return 0;
+	}
+	holds = cb_verify_holds(&v);
+	if (holds) {
+		snprintf(rp->seal, sizeof(rp->seal), "holds (%zu files)", v.nfiles);
+	} else {
+		char first[1024], counts[512];
+		cb_verify_first(&v, first, sizeof(first));
+		cb_verify_describe(&v, counts, sizeof(counts));
+		/* What SHA256SUMS itself lacks is the first difference and the
+		 * end of the counts alike: said once. */
+		if (v.nsums)
+			snprintf(rp->seal, sizeof(rp->seal), "does not hold: %s", first);
+		else
+			snprintf(rp->seal, sizeof(rp->seal), "does not hold: %s (%s)", first, counts);
+	}
+	cb_verify_report_release(&v);
+	return holds;
+}
+
+/* The thresholds the verdicts used: the campaign receipt's, else (a run
+ * built by the test tools) the first task receipt's. */
+const json_t *cb_report_thresholds(const struct cb_report *rp)
+{
+	const json_t *th = json_object_get(rp->cs.doc, "thresholds");
+
+	if (!th && rp->n)
+		th = json_object_get(rp->t[0].doc, "thresholds");
+	return th;
+}
+
+/* ------------------------------------------------------------------ */
+/* Figures as words                                                     */
+
+/* "95%" from parts per million, with hundredths only when needed. */
+void cb_report_fmt_share(long long ppm, char *out, size_t cap)
+{
+	if (ppm % 10000 == 0) {
+		snprintf(out, cap, "%lld%%", ppm / 10000);
+		return;
+	}
+	cb_fmt_pct(ppm, out, cap);
+	if (out[0] == '+')
+		memmove(out, out + 1, strlen(out));
+}
+
+/* "3/3/1" (baseline/control/candidate), or none when not joinable. */
+static void fmt_topology(int have, const long long *topo, const char *none, char *out, size_t cap)
+{
+	if (have)
+		snprintf(out, cap, "%lld/%lld/%lld", topo[CB_ROLE_BASELINE], topo[CB_ROLE_CONTROL],
+			 topo[CB_ROLE_CANDIDATE]);
+	else
+		snprintf(out, cap, "%s", none);
+}
+
+/* One order's speedup and interval. Markdown keeps the matrix's form
+ * ("+5.23% [+4.90%, +5.61%]"); text drops the % signs (the header has
+ * them) and the blank after the comma so that a row fits 100 columns, and
+ * right-aligns each number to width w so that the decimal points line up. */
+void cb_report_fmt_order(const struct cb_task_result *r, int o, int md, int w, char *out, size_t cap)
+{
+	char p[32], lo[32], hi[32];
+
+	if (!r->present[o]) {
+		snprintf(out, cap, "%s", md ? "—" : "-");
+		return;
+	}
+	cb_fmt_pct(r->speedup_ppm[o], p, sizeof(p));
+	cb_fmt_pct(r->lo_ppm[o], lo, sizeof(lo));
+	cb_fmt_pct(r->hi_ppm[o], hi, sizeof(hi));
+	if (md) {
+		snprintf(out, cap, "%s [%s, %s]", p, lo, hi);
+		return;
+	}
+	p[strlen(p) - 1] = lo[strlen(lo) - 1] = hi[strlen(hi) - 1] = '\0';
+	snprintf(out, cap, "%*s [%*s,%*s]", w, p, w, lo, w, hi);
+}
+
+
+/* The timer of the timed orders: "graph", or "graph/direct" when round a
+ * and round b differ. */
+void cb_report_fmt_timer(const struct cb_task_result *r, const char *none, char *out, size_t cap)
+{
+	if (r->present[CB_ORDER_A] && r->present[CB_ORDER_B] &&
+	    strcmp(r->timer[CB_ORDER_A], r->timer[CB_ORDER_B]) != 0)
+		snprintf(out, cap, "%s/%s", r->timer[CB_ORDER_A], r->timer[CB_ORDER_B]);
+	else if (r->present[CB_ORDER_A] || r->present[CB_ORDER_B])
+		snprintf(out, cap, "%s", r->timer[r->present[CB_ORDER_A] ? CB_ORDER_A : CB_ORDER_B]);
+	else
+		snprintf(out, cap, "%s", none);
+}
+
+/* "3" or "3 to 5": a range of counts. */
+static void fmt_range(size_t lo, size_t hi, char *out, size_t cap)
+{
+	if (lo == hi)
+		snprintf(out, cap, "%zu", lo);
+	else
+		snprintf(out, cap, "%zu to %zu", lo, hi);
+}
+
+/* What the outer level of the bootstrap samples under worker w (a
+ * campaign receipt's "worker"): its session_unit, else what its mode
+ * implies (runs sealed before the unit was recorded ran persistent or
+ * isolated workers); NULL when w does not say. */
+static const char *worker_unit(const json_t *w)
+{
+	const char *unit = cb_json_str(w, "session_unit"), *mode = cb_json_str(w, "mode");
+
+	if (unit || !mode)
+		return unit;
+	return strcmp(mode, "isolate") == 0 ? "worker-process" : "session-in-persistent-process";
+}
+
+/* What the outer level samples in this run: by the campaign receipt's
+ * worker, or in a merged run by its shards' when they agree; NULL when the
+ * receipts do not say (runs of the test tools) or the shards differ. */
+static const char *session_unit(const struct cb_report *rp)
+{
+	const json_t *shards = json_object_get(rp->cs.doc, "shards"), *sh;
+	const char *unit = NULL;
+	size_t i;
+
+	if (json_object_get(rp->cs.doc, "worker") || !json_array_size(shards))
+		return worker_unit(json_object_get(rp->cs.doc, "worker"));
+	json_array_foreach(shards, i, sh) {
+		const char *u = worker_unit(json_object_get(sh, "worker"));
+		if (!u || (unit && strcmp(u, unit) != 0))
+			return NULL;
+		unit = u;
+	}
+	return unit;
+}
+
+void cb_report_fmt_intervals(const struct cb_report *rp, int utf8, char *out, size_t cap)
+{
+	size_t i, smin = 0, smax = 0, rmin = 0, rmax = 0;
+	const char *unit = session_unit(rp), *level;
+	char conf[32], sessions[48], repeats[48];
+	int o, r, one;
+
+	for (i = 0; i < rp->n; i++) {
+		const struct cb_report_task *t = &rp->t[i];
+		for (o = 0; o < CB_NORDERS; o++)
+			for (r = 0; t->sealed.present[o] && r < CB_NROLES; r++) {
+				size_t k = t->clocks[o][r].sessions;
+				smin = !smax || k < smin ? k : smin;
+				smax = k > smax ? k : smax;
+			}
+		if (t->repeats_max) {
+			rmin = !rmax || t->repeats_min < rmin ? t->repeats_min : rmin;
+			rmax = t->repeats_max > rmax ? t->repeats_max : rmax;
+		}
+	}
+	cb_fmt_share(cb_json_int(cb_report_thresholds(rp), "confidence_ppm", 0), conf, sizeof(conf));
+	if (!smax) {
+		snprintf(out, cap, "%s, no order timed; %lld bootstrap resamples", conf, rp->cs.resamples);
+		return;
+	}
+	fmt_range(smin, smax, sessions, sizeof(sessions));
+	fmt_range(rmin, rmax, repeats, sizeof(repeats));
+	one = smax == 1;
+	if (unit && strcmp(unit, "worker-process") == 0)
+		level = one ? "worker process" : "worker processes";
+	else if (unit)
+		level = one ? "session of one worker process" : "sessions of one worker process";
+	else
+		level = one ? "session" : "sessions";
+	snprintf(out, cap, "%s over %s %s %s %s repeats, %lld bootstrap resamples%s", conf, sessions, level,
+		 utf8 ? "×" : "x", repeats, rp->cs.resamples,
+		 unit && strcmp(unit, "worker-process") != 0 ? " (the process is not sampled)" : "");
+}
+
+void cb_report_fmt_aa(const struct cb_report *rp, char *out, size_t cap)
+{
+	struct cb_aa_count c;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < rp->n; i++)
+		cb_aa_count_add(&c, &rp->t[i].sealed);
+	cb_aa_line(&c, out, cap);
+}
+
+/* How many tasks have verdict v: the sealed verdicts, or the shown ones. */
+size_t cb_report_count_verdict(const struct cb_report *rp, char v, int sealed)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rp->n; i++)
+		n += (sealed ? rp->t[i].sealed.verdict : cb_report_verdict(&rp->t[i])) == v;
+	return n;
+}
+
+/* The topology column: one triplet, or "sealed -> derived" when they differ. */
+void cb_report_fmt_topology_col(const struct cb_report_task *t, int md, char *out, size_t cap)
+{
+	const char *none = md ? "—" : "-";
+	char s[64], d[64];
+
+	fmt_topology(t->sealed.have_topology, t->sealed.topology, none, s, sizeof(s));
+	if (!t->derived) {
+		snprintf(out, cap, "%s", s);
+		return;
+	}
+	fmt_topology(t->dhave_topology, t->dtopology, none, d, sizeof(d));
+	if (strcmp(s, d) == 0)
+		snprintf(out, cap, "%s", s);
+	else
+		snprintf(out, cap, "%s%s%s", s, md ? " → " : "->", d);
+}
+
+
+/* Path of directory `to` as seen from directory `from`, both absolute and
+ * resolved: "..", "../x/y" or "." (a relative link that survives moving
+ * both together). */
+static char *rel_path(const char *from, const char *to)
+{
+	struct cb_buf b = CB_BUF_INIT;
+	size_t fn, tn;
+
+	for (;;) {
+		while (*from == '/')
+			from++;
+		while (*to == '/')
+			to++;
+		fn = strcspn(from, "/");
+		tn = strcspn(to, "/");
+		if (!fn || fn != tn || strncmp(from, to, fn) != 0)
+			break;
+		from += fn;
+		to += tn;
+	}
+	while (*from) {
+		from += strcspn(from, "/");
+		cb_buf_adds(&b, b.len ? "/.." : "..");
+		while (*from == '/')
+			from++;
+	}
+	if (*to)
+		cb_buf_addf(&b, "%s%s", b.len ? "/" : "", to);
+	if (!b.len)
+		cb_buf_adds(&b, ".");
+	return cb_buf_detach(&b, NULL);
+}
+
+/* Links from the report to the run (and derived folder): relative to the
+ * folder the report is written to, or to the current one for stdout. */
+static int make_hrefs(struct cb_report *rp, const char *output, struct cb_err *err)
+{
+	const struct cb_guard g = { "-o", rp->root, "a sealed run is never written to" };
+	char *out = NULL, *root = NULL, *droot = NULL, *slash;
+	int rc = -1;
+
+	if (output && cb_guard_check(&g, output, err) < 0)
+		return -1;
+	out = cb_resolve(output ? output : "./report");
+	root = cb_resolve(rp->root);
+	droot = rp->derived_dir ? cb_resolve(rp->derived_dir) : NULL;
+	if (!out || !root || (rp->derived_dir && !droot)) {
+		cb_fail(err, "%s: cannot be resolved: %s", !out ? (output ? output : "./report") : !root ? rp->root
+			: rp->derived_dir, strerror(errno));
+		goto out;
+	}
+	slash = strrchr(out, '/');
+	if (slash == out)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	rp->href = rel_path(out, root);
+	rp->dhref = droot ? rel_path(out, droot) : NULL;
+	rc = rp->href && (!droot || rp->dhref) ? 0 : cb_fail(err, "out of memory");
+out:
+	free(out);
+	free(root);
+	free(droot);
+	return rc;
+}
+
+/* Tasks by their shown verdict in reading order (G, C, B, R, K, X), then
+ * by effect, largest first (untimed last), then by id. */
+static int cmp_task(const void *x, const void *y)
+{
+	const struct cb_report_task *a = x, *b = y;
+	const char *va = strchr(CB_VERDICTS_READING, cb_report_verdict(a));
+	const char *vb = strchr(CB_VERDICTS_READING, cb_report_verdict(b));
+
+	if (va != vb)
+		return va < vb ? -1 : 1;
+	if (a->timed != b->timed)
+		return a->timed ? -1 : 1;
+	if (a->effect != b->effect)
+		return a->effect > b->effect ? -1 : 1;
+	return strcmp(a->sealed.id, b->sealed.id);
+}
+
+/* The run's diff (diff.h) into rp, each task pointing at its own; the
+ * diff checks the seal again, which has just been found to hold. */
+static int attach_diff(struct cb_report *rp, const char *dir, const char *run, struct cb_err *err)
+{
+	size_t i, k;
+
+	rp->diff = calloc(1, sizeof(*rp->diff));
+	if (!rp->diff)
+		return cb_fail(err, "out of memory");
+	if (cb_diff_load(rp->diff, dir, run, NULL, err) < 0)
+		return cb_prefix(err, "diff");
+	for (i = 0; i < rp->n; i++)
+		for (k = 0; k < rp->diff->n; k++)
+			if (strcmp(rp->diff->t[k].id, rp->t[i].sealed.id) == 0)
+				rp->t[i].diff = &rp->diff->t[k];
+	return 0;
+}
+
+/* rp->workers from the run's run.json (docs/formats.md): how each
+ * invocation confined its workers, each way once, in order. A run that
+ * does not record it (made before confinement, merged) has none. */
+static int load_workers(struct cb_report *rp, struct cb_err *err)
+{
+	char *path = cb_path_join(rp->root, "run.json");
+	json_t *j = NULL, *inv;
+	struct cb_buf b = CB_BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	if (!path)
+		return cb_fail(err, "out of memory");
+	if (cb_report_has_file(rp->root, "run.json") && !(j = cb_json_load_file(path, err)))
+		rc = -1;
+	json_array_foreach(json_object_get(j, "invocations"), i, inv) {
+		const char *how = json_string_value(json_object_get(inv, "workers"));
+		if (how && (!b.data || !strstr(b.data, how)))
+			cb_buf_addf(&b, "%s%s", b.len ? "; then " : "", how);
+	}
+	if (b.len && !(rp->workers = cb_buf_detach(&b, NULL)))
+		rc = cb_fail(err, "out of memory");
+	cb_buf_release(&b);
+	json_decref(j);
+	free(path);
+	return rc;
+}
+
+int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output, int gate,
+		   struct cb_err *err)
+{
+	char *path;
+	int rc, holds;
+
+	memset(rp, 0, sizeof(*rp));
+	if (!cb_is_dir(dir))
+		return cb_fail(err, "%s: not a directory", dir);
+	if (cb_report_has_file(dir, "derived.json")) {
+		if (load_derived(rp, dir, run, err) < 0)
+			return -1;
+	} else if (!cb_report_has_file(dir, "campaign.json")) {
+		return cb_fail(err, "%s: neither a run root (no campaign.json) nor a derived run (no derived.json)", dir);
+	} else {
+		rp->root = dir;
+	}
+	holds = report_seal(rp);
+	if (gate && !holds)
+		return 0;
+	path = cb_path_join(rp->root, "campaign.json");
+	if (!path)
+		return cb_fail(err, "out of memory");
+	rc = cb_campaign_summary_load(path, &rp->cs, err);
+	free(path);
+	if (rc < 0 || load_workers(rp, err) < 0 || load_tasks(rp, err) < 0 || (rp->dj && attach_derived(rp, err) < 0) ||
+	    make_hrefs(rp, output, err) < 0)
+		return -1;
+	if (rp->n)
+		qsort(rp->t, rp->n, sizeof(*rp->t), cmp_task);
+	return holds && attach_diff(rp, dir, run, err) < 0 ? -1 : holds;
+}
