@@ -181,7 +181,13 @@ mkdir -p "$work/inventory"
 logged "$root/caliber" inventory --corpus "$fg" -o "$work/inventory/inventory_main.csv" ||
 	fail "caliber inventory failed (see $log)"
 note "inventory: $(($(wc -l <"$work/inventory/inventory_main.csv") - 1)) ops"
+# The manifest names the GPU it measures on (the device preflight refuses
+# another): the template's H200, or whichever this machine has, said so.
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$device" | head -1)
+[ -n "$gpu" ] || fail "nvidia-smi names no GPU $device"
+[ "$gpu" = "NVIDIA H200" ] || note "device: $gpu (the template names NVIDIA H200; pinned as found)"
 sed -e "s/\"graph_capture\": \"auto\"/\"graph_capture\": \"$capture\"/" \
+	-e "s/\"name\": \"NVIDIA H200\"/\"name\": \"$gpu\"/" \
 	"$root/campaigns/flaggems-h200/manifest.in.json" >"$work/manifest.in.json"
 logged "$root/caliber" pin "$work/manifest.in.json" -o "$work/manifest.json" --compiler "$triton" --corpus "$fg" ||
 	fail "caliber pin failed (see $log)"
