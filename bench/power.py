@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/power.py AA_RUN: the power curve of a campaign's statistics, from
-an A/A run (every cell compiles the same code, tests/device/aa_manifest.py).
+an A/A run (every cell compiles the same code, scripts/device/aa_manifest.py).
 
 For each task and order, a real effect e injected into the candidate (every
 candidate sample divided by 1 + e) multiplies every bootstrap resample's

@@ -183,7 +183,7 @@ test_expect_success 'caliber worker runs one cell of a two-build campaign agains
 	grep -q "\"root\": \"$B/patched\"" task/cells/a-patched/cell.json
 '
 
-# A stand-in for an installed Triton 3.6 as far as tests/device/two_builds.sh
+# A stand-in for an installed Triton 3.6 as far as scripts/device/two_builds.sh
 # reads it: the package, its version, and an NVIDIA backend whose
 # make_ttgir adds RemoveLayoutConversions RUNS times among other passes.
 fake_triton='
@@ -204,9 +204,9 @@ fake_triton() {
 '
 export fake_triton
 
-test_expect_success 'tests/device/two_builds.sh copies the installed Triton, removes make_ttgir'"'"'s 2nd and 3rd RemoveLayoutConversions, and pins both builds' '
+test_expect_success 'scripts/device/two_builds.sh copies the installed Triton, removes make_ttgir'"'"'s 2nd and 3rd RemoveLayoutConversions, and pins both builds' '
 	eval "$fake_triton" && fake_triton 3.6.0 3 && export PYTHONPATH=$PWD/site &&
-	sh "$CALIBER_ROOT/tests/device/two_builds.sh" work m.json >stdout &&
+	sh "$CALIBER_ROOT/scripts/device/two_builds.sh" work m.json >stdout &&
 	p=$PWD/work/triton-patched/triton/backends/nvidia/compiler.py &&
 	test "$(grep -c "^        passes.ttgpuir.add_remove_layout_conversions(pm)$" $p)" = 2 &&
 	test "$(grep -c "^        # caliber two-builds: RemoveLayoutConversions run [23] removed" $p)" = 2 &&
@@ -224,14 +224,14 @@ test_expect_success 'tests/device/two_builds.sh copies the installed Triton, rem
 	PY
 	$CALIBER prepare m.json --inventory-dir "$CALIBER_ROOT/ops" --dry-run >/dev/null &&
 	printf "two_builds: %s exists; remove it to make the copy again\n" "$PWD/work/triton-patched" >want &&
-	expect_refusal 1 want sh "$CALIBER_ROOT/tests/device/two_builds.sh" work m2.json && test ! -e m2.json
+	expect_refusal 1 want sh "$CALIBER_ROOT/scripts/device/two_builds.sh" work m2.json && test ! -e m2.json
 '
 
-test_expect_success 'tests/device/two_builds.sh refuses a Triton other than 3.6 and a make_ttgir it does not fit' '
+test_expect_success 'scripts/device/two_builds.sh refuses a Triton other than 3.6 and a make_ttgir it does not fit' '
 	eval "$fake_triton" && export PYTHONPATH=$PWD/site && fake_triton 3.5.1 3 &&
 	echo "two_builds: the installed Triton is 3.5.1; the patch is written for 3.6'"'"'s make_ttgir" >want &&
-	expect_refusal 1 want sh "$CALIBER_ROOT/tests/device/two_builds.sh" work m.json && test ! -e work &&
+	expect_refusal 1 want sh "$CALIBER_ROOT/scripts/device/two_builds.sh" work m.json && test ! -e work &&
 	fake_triton 3.6.0 2 &&
 	echo "two_builds: make_ttgir in $PWD/work/triton-patched/triton/backends/nvidia/compiler.py adds RemoveLayoutConversions 2 times, expected 3 (Triton 3.6)" >want &&
-	expect_refusal 1 want sh "$CALIBER_ROOT/tests/device/two_builds.sh" work m.json && test ! -e m.json
+	expect_refusal 1 want sh "$CALIBER_ROOT/scripts/device/two_builds.sh" work m.json && test ! -e m.json
 '

@@ -24,9 +24,9 @@ export PYTHONPATH="$root/python:$root/ops" PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUF
 		n=$(basename "$f" .py)
 		printf 'plugins-%s\tpython3 -m pytest -q -s -p no:cacheprovider %s\n' "${n#test_}" "$f"
 	done
-	printf 'capture-ttgir\tpython3 tests/device/capture_ttgir.py\n'
+	printf 'capture-ttgir\tpython3 scripts/device/capture_ttgir.py\n'
 	tail -n +2 ops/inventory_main.csv | cut -d, -f1 | while read -r op; do
-		printf 'bench-%s\tpython3 tests/device/smoke_bench.py %s %s/cells/%s\n' "$op" "$op" "$logs" "$op"
+		printf 'bench-%s\tpython3 scripts/device/smoke_bench.py %s %s/cells/%s\n' "$op" "$op" "$logs" "$op"
 	done
 	for f in ops/tests/test_*.py; do
 		n=$(basename "$f" .py)
@@ -35,4 +35,4 @@ export PYTHONPATH="$root/python:$root/ops" PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUF
 } >"$logs/jobs.tsv"
 
 nvidia-smi -L
-python3 tests/device/run_jobs.py "$logs" "$parallel" <"$logs/jobs.tsv"
+python3 scripts/device/run_jobs.py "$logs" "$parallel" <"$logs/jobs.tsv"

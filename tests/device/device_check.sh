@@ -10,9 +10,9 @@ rm -rf "$work" && mkdir -p "$work"
 passed=0 failed=0
 sh "$root/tests/device/check.sh"
 if [ $? -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-if sh "$root/tests/device/pin.sh" "$root/campaigns/demo-h200/manifest.in.json" "$work/manifest.json" \
+if sh "$root/scripts/device/pin.sh" "$root/campaigns/demo-h200/manifest.in.json" "$work/manifest.json" \
 	softmax_rows matmul_bias_gelu &&
-   sh "$root/tests/device/campaign.sh" "$work/manifest.json" canary "$work" --quiet &&
+   sh "$root/scripts/device/campaign.sh" "$work/manifest.json" canary "$work" --quiet &&
    "$root/caliber" verify "$work/run-canary" &&
    grep -q '^softmax_rows,softmax_rows,B,' "$work/run-canary/matrix.csv" &&
    grep -q '^matmul_bias_gelu,matmul_bias_gelu,[GCR],' "$work/run-canary/matrix.csv"; then

@@ -2,7 +2,7 @@
 variant (ir_meta, resources.tsv).
 
 The join is run on real records of an H200 (tests/data/kernels/h200, from
-tests/device/kernel_probe.py): a graph replay's and direct calls' kineto
+scripts/device/kernel_probe.py): a graph replay's and direct calls' kineto
 events against the launches Triton's hook saw. Then timing.measure over the
 fake GPU (its torch.profiler records as the H200's do), and a request
 through the real worker session with the fake triton: kernels.jsonl joined

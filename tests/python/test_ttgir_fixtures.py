@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from repo_paths import DEVICE_DIR, TTGIR_DIR
+from repo_paths import DEVICE_SCRIPTS_DIR, TTGIR_DIR
 
 
 def _capture():
-    """tests/device/capture_ttgir.py, loaded by path (it imports triton only in main)."""
-    spec = importlib.util.spec_from_file_location("capture_ttgir", os.path.join(DEVICE_DIR, "capture_ttgir.py"))
+    """scripts/device/capture_ttgir.py, loaded by path (it imports triton only in main)."""
+    spec = importlib.util.spec_from_file_location("capture_ttgir", os.path.join(DEVICE_SCRIPTS_DIR, "capture_ttgir.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/device/relative_paths.sh [OUT]: on the GPU machine, from the checkout
+# scripts/device/relative_paths.sh [OUT]: on the GPU machine, from the checkout
 # root (./caliber built), the case of issue 26 where a relative --corpus ops
 # failed the targets preflight ("benchmark/test_reduction.py::
 # test_perf_sum_rows not found") and an absolute one passed: the demo

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/device/wave.sh STEP: one step of a wave's H200 runs, from the
+# scripts/device/wave.sh STEP: one step of a wave's H200 runs, from the
 # repository root of a checkout whose ./caliber was built from its HEAD and
 # carried (with .carry/lib/libjansson.so.4 when the GPU machine lacks it), as
 # a user runs caliber: relative paths, default options, outputs in the demo's
@@ -13,7 +13,7 @@
 #   demo+all    both in one call: all gets what the demo left of
 #               $CALL_S (default 570) seconds
 #   all-resume  continue a stopped `all` (same machine)
-#   flaggems    tests/device/flaggems.sh with its own options (see there)
+#   flaggems    scripts/device/flaggems.sh with its own options (see there)
 #
 # The device's copy gets its history from .carry/repo.bundle (`git bundle
 # create .carry/repo.bundle HEAD` here): the manifests pin caliber by
@@ -21,7 +21,7 @@
 # device tool may bring one that lacks this HEAD) fetches the bundle into
 # it, or the sources preflight finds the commit missing.
 set -u
-step=${1:?usage: tests/device/wave.sh demo|all|demo+all|all-resume|flaggems}
+step=${1:?usage: scripts/device/wave.sh demo|all|demo+all|all-resume|flaggems}
 out=${OUT:-/tmp/wave-out}
 mkdir -p "$out"
 [ -f .carry/lib/libjansson.so.4 ] && export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -44,9 +44,9 @@ demo=$(ls -d caliber-demo-* 2>/dev/null | tail -1)
 triton=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))')
 
 if [ "$step" = demo+all ]; then
-	sh tests/device/wave.sh demo || exit $?
+	sh scripts/device/wave.sh demo || exit $?
 	left=$((${CALL_S:-570} - ($(date +%s) - t0)))
-	STOP_AFTER=$((left - 30)) exec sh tests/device/wave.sh all
+	STOP_AFTER=$((left - 30)) exec sh scripts/device/wave.sh all
 fi
 case $step in
 demo)
@@ -75,7 +75,7 @@ all | all-resume)
 	tar -czf "$out/run-all.tgz" "$demo/run-all" "$demo/frozen"
 	;;
 flaggems)
-	sh tests/device/flaggems.sh /tmp/fgw "$out"
+	sh scripts/device/flaggems.sh /tmp/fgw "$out"
 	rc=$?
 	;;
 *)

@@ -1,7 +1,7 @@
 """Run one op's benchmark test through all caliber plugins with a quick timer,
 then check what a campaign relies on:
 
-    python3 tests/device/smoke_bench.py OP CELL_DIR
+    python3 scripts/device/smoke_bench.py OP CELL_DIR
 
 - every row of the test (inventory dtypes x default shapes) has a timing row;
 - the launch index joins: every variant has its .ttgir and .json under ir/;

@@ -1,6 +1,6 @@
 """Run the device check's jobs in parallel and summarise them.
 
-    python3 tests/device/run_jobs.py LOG_DIR PARALLEL < jobs.tsv
+    python3 scripts/device/run_jobs.py LOG_DIR PARALLEL < jobs.tsv
 
 Each input line is `name<TAB>shell command`, run from the repository root with
 its output in LOG_DIR/<name>.log, stopped after DEVICE_CHECK_TIMEOUT seconds

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What per-kernel time and resources (issue 28) rely on, recorded on a real GPU.
 
-    python3 tests/device/kernel_probe.py OUT
+    python3 scripts/device/kernel_probe.py OUT
 
 Run from the repository root on the GPU machine (about 30 s, most of it
 compiling). It compiles a few corpus kernels (ops/caliber_ops: an autotuned
@@ -335,5 +335,5 @@ def main(out):
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: tests/device/kernel_probe.py OUT")
+        sys.exit("usage: scripts/device/kernel_probe.py OUT")
     sys.exit(main(sys.argv[1]))

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/device/warmup.sh WORK [WORKLOADS...]: what parallel_warmup saves, on a
+# scripts/device/warmup.sh WORK [WORKLOADS...]: what parallel_warmup saves, on a
 # host with two GPUs or more. Pins campaigns/demo-h200 (only WORKLOADS, all
 # canary, when given) and runs its canary twice on GPU $DEVICE (default 0):
 # without PARALLEL_WARMUP_GPUS, then with it naming GPU $WARMUP_GPU (default
@@ -12,7 +12,7 @@ shift
 device=${DEVICE:-0}
 warmup=${WARMUP_GPU:-1}
 mkdir -p "$work"
-sh "$root/tests/device/pin.sh" "$root/campaigns/demo-h200/manifest.in.json" "$work/manifest.json" "$@"
+sh "$root/scripts/device/pin.sh" "$root/campaigns/demo-h200/manifest.in.json" "$work/manifest.json" "$@"
 for mode in without with; do
 	rm -rf "${work:?}/$mode"
 	if [ "$mode" = with ]; then
@@ -21,7 +21,7 @@ for mode in without with; do
 		unset PARALLEL_WARMUP_GPUS
 	fi
 	set +e
-	DEVICE=$device sh "$root/tests/device/campaign.sh" "$work/manifest.json" canary "$work/$mode" >"$work/$mode.log" 2>&1
+	DEVICE=$device sh "$root/scripts/device/campaign.sh" "$work/manifest.json" canary "$work/$mode" >"$work/$mode.log" 2>&1
 	rc=$?
 	set -e
 	echo "$mode warm-up (PARALLEL_WARMUP_GPUS=${PARALLEL_WARMUP_GPUS:-unset}): $(grep '^campaign canary:' "$work/$mode.log")"

@@ -1,6 +1,6 @@
 """Compile a catalog of corpus kernels in this process and say where their TTGIR is.
 
-    python3 tests/device/compile_kernels.py OUT.json [LABEL ...]
+    python3 scripts/device/compile_kernels.py OUT.json [LABEL ...]
 
 Run it with PYTHONPATH=python:ops for stock Triton, or with
 examples/demo-compiler added (and the CALIBER_DEMO_* switches) for a demo

@@ -1,6 +1,6 @@
 """Capture the real TTGIR fixtures of tests/data/ttgir on a GPU.
 
-    python3 tests/device/capture_ttgir.py [--out tests/data/ttgir]
+    python3 scripts/device/capture_ttgir.py [--out tests/data/ttgir]
 
 Compiles the catalog of compile_kernels.py with stock Triton (no demo
 compiler), and matmul_bias_gelu and attention_fwd once more in the demo

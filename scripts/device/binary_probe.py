@@ -1,6 +1,6 @@
 """What binary identity (issue 29) relies on, recorded on a real GPU.
 
-    python3 tests/device/binary_probe.py OUT
+    python3 scripts/device/binary_probe.py OUT
 
 Run from the repository root; about 20 s. Compiles a few kernels of
 ops/caliber_ops (sum_rows, softmax_rows, layer_norm_fwd and the autotuned

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/device/pin.sh TEMPLATE OUT [WORKLOADS...]: pin a campaign template on
+# scripts/device/pin.sh TEMPLATE OUT [WORKLOADS...]: pin a campaign template on
 # the GPU machine with caliber pin: sources.compiler is the installed Triton
 # (the package folder `import triton` finds), the corpus caliber's ops/ (by
 # the commit the checkout is at where the template pins it by commit and

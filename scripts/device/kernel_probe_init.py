@@ -3,7 +3,7 @@
 disturbs timings (issue 28: its cost must stay under 5 % of a campaign, and a
 campaign starts a fresh worker process per timed session).
 
-    python3 tests/device/kernel_probe_init.py OUT
+    python3 scripts/device/kernel_probe_init.py OUT
 
 Run from the repository root on the GPU machine (about 45 s). The first probe
 (kernel_probe.py) saw the first torch.profiler session of a process take 6 s
@@ -257,5 +257,5 @@ def main(out):
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: tests/device/kernel_probe_init.py OUT")
+        sys.exit("usage: scripts/device/kernel_probe_init.py OUT")
     main(sys.argv[1])

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/device/two_builds.sh WORK [OUT]: on the GPU machine, the two builds
+# scripts/device/two_builds.sh WORK [OUT]: on the GPU machine, the two builds
 # of campaigns/two-builds-h200/ and its pinned manifest.
 #
 # The stock build is the installed Triton (the package folder `import
@@ -21,12 +21,12 @@
 # campaigns/two-builds-h200/manifest.json) by caliber pin, as the README's
 # "Measure your own compiler change" does: --compiler the stock build (also
 # the candidate's), --cell patched= the copy (the control follows it),
-# --corpus caliber's ops/. Run the campaign with tests/device/campaign.sh OUT
+# --corpus caliber's ops/. Run the campaign with scripts/device/campaign.sh OUT
 # canary WORK2 (its --build-root is the stock install, sources.compiler's).
 # The caliber used is $CALIBER, else the repository's ./caliber.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=${1:?usage: tests/device/two_builds.sh WORK [OUT]}
+work=${1:?usage: scripts/device/two_builds.sh WORK [OUT]}
 out=${2:-$root/campaigns/two-builds-h200/manifest.json}
 stock=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))')
 version=$(python3 -c 'import triton; print(triton.__version__)')

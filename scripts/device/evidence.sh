@@ -1,12 +1,12 @@
 #!/bin/sh
-# tests/device/evidence.sh WORK SECONDS STEP...: on the GPU machine, the
+# scripts/device/evidence.sh WORK SECONDS STEP...: on the GPU machine, the
 # evidence runs of the demo campaign, each a `caliber run` from the
 # repository root with default options, into WORK/run-<step>, stopping
 # (exit 4, resumable) before anything that would end more than SECONDS from
 # now. Steps, in the order given:
 #   canary  the demo manifest's canary selection
 #   all     --selection all, gated by WORK/run-canary
-#   aa      the A/A campaign of every workload (tests/device/aa_manifest.py,
+#   aa      the A/A campaign of every workload (scripts/device/aa_manifest.py,
 #           thresholds +-AA_GAIN, default 0.01; timer.max_sessions
 #           AA_MAX_SESSIONS when set)
 # A step whose run is sealed is skipped; one left unsealed by an earlier
@@ -19,8 +19,8 @@ shift 2
 cd "$root"
 deadline=$(date -u -d "@$(($(date +%s) + seconds))" +%Y-%m-%dT%H:%M:%SZ)
 mkdir -p "$work"
-[ -f "$work/demo.json" ] || tests/device/pin.sh campaigns/demo-h200/manifest.in.json "$work/demo.json"
-[ -f "$work/aa.json" ] || python3 tests/device/aa_manifest.py "$work/demo.json" "$work/aa.json" "${AA_GAIN:-0.01}" \
+[ -f "$work/demo.json" ] || scripts/device/pin.sh campaigns/demo-h200/manifest.in.json "$work/demo.json"
+[ -f "$work/aa.json" ] || python3 scripts/device/aa_manifest.py "$work/demo.json" "$work/aa.json" "${AA_GAIN:-0.01}" \
 	${AA_MAX_SESSIONS:+"$AA_MAX_SESSIONS"}
 triton=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))')
 rc=0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/device/flaggems.sh WORK [LOGDIR]: the FlagGems canary of
+# scripts/device/flaggems.sh WORK [LOGDIR]: the FlagGems canary of
 # campaigns/flaggems-h200 on the GPU machine, from a caliber checkout with
 # ./caliber built and these carried (git-ignored) files:
 #   .carry/flaggems.tar.gz  FlagGems' src tests benchmark conf pytest.ini

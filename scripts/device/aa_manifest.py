@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""tests/device/aa_manifest.py PINNED OUT [GAIN [MAX_SESSIONS]]: the A/A
-campaign of a pinned demo manifest (tests/device/pin.sh): the candidate
+"""scripts/device/aa_manifest.py PINNED OUT [GAIN [MAX_SESSIONS]]: the A/A
+campaign of a pinned demo manifest (scripts/device/pin.sh): the candidate
 cell gets the baseline's environment, so that all three cells compile the
 same code and every interval of the campaign compares identical cells;
 thresholds gain = GAIN (default 0.01) and regression = -GAIN; with

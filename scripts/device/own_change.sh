@@ -1,8 +1,8 @@
 #!/bin/sh
-# tests/device/own_change.sh WORK [OUT]: on the GPU machine, from the checkout
+# scripts/device/own_change.sh WORK [OUT]: on the GPU machine, from the checkout
 # root (./caliber built, .git carried), the README's "Measure your own
 # compiler change" by hand with the two-build campaign: the second build is
-# the patched copy of the installed Triton that tests/device/two_builds.sh
+# the patched copy of the installed Triton that scripts/device/two_builds.sh
 # makes (WORK/triton-patched/triton); then exactly the README's three
 # commands, pin, prepare and run, with relative paths where the README has
 # them. Prints the verdicts against campaigns/demo-h200's canary (the same
@@ -12,12 +12,12 @@
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-work=${1:?usage: tests/device/own_change.sh WORK [OUT]}
+work=${1:?usage: scripts/device/own_change.sh WORK [OUT]}
 out=${2:-${OUT:-$work/out}}
 mkdir -p "$work" "$out"
 log=$out/own_change.log
 stock=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))')
-sh tests/device/two_builds.sh "$work" "$work/two_builds.json" >"$log" 2>&1 || { cat "$log"; exit 1; }
+sh scripts/device/two_builds.sh "$work" "$work/two_builds.json" >"$log" 2>&1 || { cat "$log"; exit 1; }
 mine=$work/triton-patched/triton
 set -x
 ./caliber pin campaigns/two-builds-h200/manifest.in.json -o "$work/mine.json" \

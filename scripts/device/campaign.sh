@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/device/campaign.sh MANIFEST SELECTION WORK [RUN OPTIONS...]: on the GPU
+# scripts/device/campaign.sh MANIFEST SELECTION WORK [RUN OPTIONS...]: on the GPU
 # machine, prepare MANIFEST for SELECTION (for "all", with the canary receipt
 # WORK/run-canary/campaign.json) and run it into WORK/run-SELECTION against
 # the installed Triton and caliber's ops/ corpus. The device is $DEVICE (a
