@@ -13,6 +13,14 @@
 #   demo+all    both in one call: all gets what the demo left of
 #               $CALL_S (default 570) seconds
 #   all-resume  continue a stopped `all` (same machine)
+#   aa          the A/A campaign of the 32 tasks: the demo's template pinned
+#               here (scripts/device/pin.sh), every cell compiling the
+#               baseline's code (scripts/device/aa_manifest.py) at gain and
+#               regression thresholds of +-$AA_GAIN (default 0.0025), all
+#               workloads canary; --stop-after $STOP_AFTER (default 540);
+#               its work folder is caliber-demo-aa/
+#   aa-resume   continue a stopped `aa` (same machine, or one given its
+#               results back in .carry/wave/run-aa.tgz)
 #   flaggems    scripts/device/flaggems.sh with its own options (see there)
 #
 # The device's copy gets its history from .carry/repo.bundle (`git bundle
@@ -21,7 +29,7 @@
 # device tool may bring one that lacks this HEAD) fetches the bundle into
 # it, or the sources preflight finds the commit missing.
 set -u
-step=${1:?usage: scripts/device/wave.sh demo|all|demo+all|all-resume|flaggems}
+step=${1:?usage: scripts/device/wave.sh demo|all|demo+all|all-resume|aa|aa-resume|flaggems}
 out=${OUT:-/tmp/wave-out}
 mkdir -p "$out"
 [ -f .carry/lib/libjansson.so.4 ] && export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -73,6 +81,29 @@ all | all-resume)
 	[ -f "$demo/run-all/SHA256SUMS" ] && ./caliber report "$demo/run-all" >"$out/report-all.txt" 2>&1 &&
 		head -30 "$out/report-all.txt"
 	tar -czf "$out/run-all.tgz" "$demo/run-all" "$demo/frozen"
+	;;
+aa | aa-resume)
+	w=caliber-demo-aa
+	if [ "$step" = aa ]; then
+		mkdir -p "$w" &&
+			sh scripts/device/pin.sh campaigns/demo-h200/manifest.in.json "$w/pinned.json" &&
+			python3 scripts/device/aa_manifest.py "$w/pinned.json" "$w/aa.json" "${AA_GAIN:-0.0025}" &&
+			./caliber prepare "$w/aa.json" --inventory-dir ops --selection canary --output-root "$w/frozen" || exit 1
+		set --
+	else
+		[ -d "$w/run-aa" ] || { [ -f .carry/wave/run-aa.tgz ] && tar -xzf .carry/wave/run-aa.tgz; } ||
+			{ echo "wave: no $w/run-aa to resume"; exit 1; }
+		set -- --resume
+	fi
+	frozen=$(ls -d "$w"/frozen/*-aa-canary)
+	./caliber run "$@" --manifest "$frozen/manifest.json" --task-matrix "$frozen/task-matrix.json" \
+		--build-root "$triton" --corpus ops --output-root "$w/run-aa" --stop-after "${STOP_AFTER:-540}" >"$out/$step.txt" 2>&1
+	rc=$?
+	grep "^preflight: " "$out/$step.txt" | head -20
+	tail -12 "$out/$step.txt"
+	[ -f "$w/run-aa/SHA256SUMS" ] && ./caliber report "$w/run-aa" >"$out/report-aa.txt" 2>&1 &&
+		head -30 "$out/report-aa.txt"
+	tar -czf "$out/run-aa.tgz" "$w"
 	;;
 flaggems)
 	sh scripts/device/flaggems.sh /tmp/fgw "$out"
