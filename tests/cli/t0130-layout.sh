@@ -39,3 +39,8 @@ test_expect_success 'a folder without a README, or with a README lacking its rul
 	grep -Fx "src/extra/x.c: in a folder without a README (src/extra/README)" out &&
 	grep -Fx "src/seal/README: lines 2 and 3 must say \"May include: ...\" and \"Included by: ...\"" out
 '
+
+test_expect_success 'no two CLI test files share a number' '
+	ls "$CALIBER_ROOT"/tests/cli/t[0-9]*.sh | sed "s,.*/t\([0-9]*\)-.*,\1," | sort | uniq -d >dups &&
+	{ test ! -s dups || { cat dups; exit 1; }; }
+'
