@@ -17,7 +17,9 @@
 #               here (scripts/device/pin.sh), every cell compiling the
 #               baseline's code (scripts/device/aa_manifest.py) at gain and
 #               regression thresholds of +-$AA_GAIN (default 0.0025), all
-#               workloads canary; --stop-after $STOP_AFTER (default 540);
+#               workloads canary (or only $AA_WORKLOADS, space-separated:
+#               the 8-task canary A/A when time is short); --stop-after
+#               $STOP_AFTER (default 540);
 #               its work folder is caliber-demo-aa/
 #   aa-resume   continue a stopped `aa` (same machine, or one given its
 #               results back in .carry/wave/run-aa.tgz)
@@ -86,7 +88,7 @@ aa | aa-resume)
 	w=caliber-demo-aa
 	if [ "$step" = aa ]; then
 		mkdir -p "$w" &&
-			sh scripts/device/pin.sh campaigns/demo-h200/manifest.in.json "$w/pinned.json" &&
+			sh scripts/device/pin.sh campaigns/demo-h200/manifest.in.json "$w/pinned.json" ${AA_WORKLOADS:-} &&
 			python3 scripts/device/aa_manifest.py "$w/pinned.json" "$w/aa.json" "${AA_GAIN:-0.0025}" &&
 			./caliber prepare "$w/aa.json" --inventory-dir ops --selection canary --output-root "$w/frozen" || exit 1
 		set --
