@@ -105,7 +105,7 @@ int cb_confine_self(int abi, size_t n, struct cb_err *err)
 #if CB_HAVE_LANDLOCK
 	struct landlock_ruleset_attr attr;
 	char why[160], what[64];
-	int have = kernel_abi(why, sizeof(why)), fd, dev, rc = 0;
+	int have = kernel_abi(why, sizeof(why)), fd, dev, proc, rc = 0;
 	unsigned long long rights;
 	size_t i;
 
@@ -133,6 +133,19 @@ int cb_confine_self(int abi, size_t n, struct cb_err *err)
 		rc = allow_beneath(fd, dev, "/dev", rights, err);
 	if (dev >= 0)
 		close(dev);
+	/* /proc: CUDA's cuInit names its threads through
+	 * /proc/<pid>/task/<tid>/comm and fails with error 304 ("OS call
+	 * failed") where that write is refused: a confined worker saw no GPU.
+	 * A process's own entries are the ones it may write there; Landlock
+	 * keeps it from other processes' memory (its ptrace rule), and a file
+	 * reached through /proc/<pid>/root is checked where it really is. */
+	proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rc == 0 && proc < 0)
+		rc = cb_fail(err, "/proc: %s", strerror(errno));
+	if (rc == 0)
+		rc = allow_beneath(fd, proc, "/proc", rights, err);
+	if (proc >= 0)
+		close(proc);
 	if (rc == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		rc = cb_fail(err, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
 	if (rc == 0 && syscall(SYS_landlock_restrict_self, fd, 0) < 0)

@@ -1,7 +1,8 @@
 /* confine.h: what a worker may write (docs/security.md). Where the kernel
  * has Landlock (Linux 5.13+), each worker and everything it starts may
  * write only the folders the runner names (its cell's slot, its private
- * folder of caches, HOME, working directory and TMPDIR) and /dev; reading
+ * folder of caches, HOME, working directory and TMPDIR), /dev and /proc
+ * (CUDA names its threads there); reading
  * stays allowed. The runner asks once whether the kernel can (cb_confine_probe)
  * and the lifeline wrapper, in the child between fork and exec, restricts
  * itself (cb_confine_self). Elsewhere workers run unconfined, and every
@@ -34,7 +35,7 @@ void cb_confine_describe(const struct cb_confine *c, char *out, size_t cap);
 
 /* Restrict the calling process, and whatever it starts from now on, to
  * writing beneath the n folders open at descriptors CB_CONFINE_FD0... (and
- * /dev), with Landlock ABI abi or the kernel's, whichever is lower; sets
+ * /dev and /proc), with Landlock ABI abi or the kernel's, whichever is lower; sets
  * no_new_privs as Landlock requires, and closes those descriptors. For the
  * lifeline wrapper, before exec. */
 int cb_confine_self(int abi, size_t n, struct cb_err *err);

@@ -549,6 +549,16 @@ static char *file_of(const char *arg)
 	return sep ? strndup(arg, (size_t)(sep - arg)) : strdup(arg);
 }
 
+/* How many of a task's correctness arguments are the workload's
+ * correctness.options, which the matrix puts before the file (FlagGems'
+ * --quick): the file is the argument after them. */
+static size_t corr_options(const struct cb_preflight *pf, const json_t *task)
+{
+	json_int_t w = json_integer_value(json_object_get(task, "workload"));
+
+	return w >= 0 && (size_t)w < pf->w->m->nworkloads ? pf->w->m->workloads[w].ncorr_options : 0;
+}
+
 /* The queries of the targets check, one per task and phase
  * ({"id": "<task>/<phase>", "args": [...]}); each file a selection names
  * must exist in the corpus, and every one that does not is named in why. */
@@ -562,7 +572,7 @@ static json_t *target_queries(struct cb_preflight *pf, struct cb_buf *why)
 	json_array_foreach(json_object_get(pf->matrix, "tasks"), t, task) {
 		for (k = 0; k < 2; k++) {
 			const json_t *args = json_object_get(task, keys[k]);
-			const char *first = json_string_value(json_array_get(args, 0));
+			const char *first = json_string_value(json_array_get(args, k ? corr_options(pf, task) : 0));
 			char *file = first ? file_of(first) : NULL, *abs = file ? cb_path_join(pf->w->corpus, file) : NULL;
 
 			if (!abs || !cb_exists(abs))

@@ -18,6 +18,17 @@ test_expect_success 'a canary runs end to end: preflight lines, one verdict per 
 	grep -qx "run: 5 tasks, sealed $PWD/out" stdout
 '
 
+test_expect_success 'correctness options (FlagGems'"'"' --quick) come before the file: the targets check finds the file after them' '
+	eval "$setup" &&
+	python3 -c "import json, sys; m = json.load(open(sys.argv[1])); m[\"workloads\"][0][\"correctness\"] = {\"options\": [\"-q\", \"--tb=short\"]}; m[\"workloads\"][0][\"reason\"] = \"quieter correctness\"; json.dump(m, open(\"m.in.json\", \"w\"))" "$D/manifest.in.json" &&
+	$CALIBER pin m.in.json -o manifest.json --compiler "$D/compiler" --corpus "$D/corpus" $DIRTY >/dev/null &&
+	$CALIBER prepare manifest.json --inventory-dir "$D/corpus" --output-root frozen --backends "$CALIBER_ROOT/tests/backends" >/dev/null &&
+	python3 -c "import json, sys; t = json.load(open(sys.argv[1]))[\"tasks\"][0]; assert t[\"correctness_args\"][:3] == [\"-q\", \"--tb=short\", \"tests/test_ops.py\"], t" frozen/cpu-test-canary/task-matrix.json &&
+	run canary out --worker "python3 $W/replay.py $D" >stdout &&
+	grep -q "^preflight: targets: ok" stdout &&
+	grep -q "\"-q\"" out/tasks/gain/cells/correctness-off/cell.json
+'
+
 test_expect_success 'receipts record argv, environment overlay, plan, outcome and times' '
 	eval "$setup" && make_frozen && run canary out --worker "python3 $W/replay.py $D" --quiet >/dev/null &&
 	c=out/tasks/gain/cells/a-candidate/cell.json &&

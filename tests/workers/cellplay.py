@@ -112,6 +112,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -456,8 +457,23 @@ def kill_caliber():
     time.sleep(3600)
 
 
+def name_thread():
+    """What CUDA's cuInit does first on the GPU: name the calling thread
+    through procfs (/proc/<pid>/task/<tid>/comm). Where that write is
+    refused (a worker confined without /proc), cuInit fails with error 304
+    and torch sees no GPU: the stand-in fails the same way, so that a
+    confinement that would break the GPU breaks the CPU tests too. The name
+    written is the one the thread has."""
+    path = f"/proc/{os.getpid()}/task/{threading.get_native_id()}/comm"
+    with open(path) as f:
+        name = f.read()
+    with open(path, "w") as f:
+        f.write(name)
+
+
 def main(misbehave_kind=None):
     """Serve requests until EOF. argv: DATA [TASK]."""
+    name_thread()
     then_kill = "--then-kill" in sys.argv
     if then_kill:
         sys.argv.remove("--then-kill")
