@@ -57,9 +57,18 @@ def pytest_unconfigure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Deselect the dtypes the workload does not measure."""
+    """Deselect the dtypes the workload does not measure. In the correctness
+    phase, a selection none of whose tests has those dtypes is run whole, and
+    the log says so: a corpus's own reduced mode (FlagGems' --quick tests
+    float32 only) still checks the operator, where deselecting every test
+    would call the task unsupported."""
     state = request_state(config, STATE)
     kept, dropped = _shapes.split_by_dtype(items, state.dtypes if state is not None else None, item_dtype)
+    if dropped and not kept and os.environ.get("CALIBER_PHASE") == "correctness":
+        print(f"caliber_pytest.shapes: correctness: none of the {len(items)} selected tests has the "
+              f"workload's dtypes ({os.environ.get('CALIBER_DTYPES', '')}); running them all at the "
+              f"corpus's own dtypes", flush=True)
+        return
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

@@ -104,6 +104,18 @@ def test_plugin_deselects_and_injects(tmp_path):
     assert "SHAPES float32" not in proc.stdout
 
 
+def test_correctness_runs_a_selection_none_of_whose_dtypes_is_measured(tmp_path):
+    """FlagGems' --quick tests float32 only: correctness then runs those tests, and says why."""
+    env = {"CALIBER_DTYPES": "int8", "CALIBER_SHAPES": "{}"}
+    proc = _run_corpus(tmp_path, dict(env, CALIBER_PHASE="correctness"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 passed" in proc.stdout and "deselected" not in proc.stdout
+    assert ("caliber_pytest.shapes: correctness: none of the 3 selected tests has the workload's dtypes (int8); "
+            "running them all at the corpus's own dtypes") in proc.stdout
+    proc = _run_corpus(tmp_path, dict(env, CALIBER_PHASE="a"))
+    assert proc.returncode == 5 and "3 deselected" in proc.stdout, proc.stdout + proc.stderr
+
+
 def test_plugin_defaults_without_workload_settings(tmp_path):
     proc = _run_corpus(tmp_path, {"CALIBER_DTYPES": "", "CALIBER_SHAPES": "{}"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
