@@ -30,7 +30,7 @@ struct cb_confine {
 	enum cb_confine_mode mode; /* LANDLOCK, NAMESPACE or OFF */
 	int abi;                   /* LANDLOCK: the ABI workers are confined with; else 0 */
 	int unavailable;           /* the mode --confinement named is not on this machine: a refusal (why) */
-	char why[400];             /* OFF: why not ("--no-confinement", "this kernel has no Landlock: ...") */
+	char why[448];             /* OFF: why not ("--no-confinement", "this kernel has no Landlock: ...") */
 };
 
 /* The mode --confinement names (auto, landlock, namespace, off); -1 for
@@ -47,7 +47,7 @@ void cb_confine_probe(enum cb_confine_mode want, struct cb_confine *c);
 /* "confined (landlock ABI 7)", "confined (mount namespace)" or "not
  * confined: WHY": how the preflight line, run.json and the report name it,
  * in at most CB_CONFINE_HOW_MAX bytes. */
-#define CB_CONFINE_HOW_MAX 440
+#define CB_CONFINE_HOW_MAX 480
 void cb_confine_describe(const struct cb_confine *c, char *out, size_t cap);
 
 /* The word run.json records the mode by ("landlock", "namespace", "off"). */
