@@ -159,7 +159,8 @@ static void lifeline_release(struct lifeline *l)
 
 /* The argv that runs argv through caliber's own binary as the lifeline
  * exec wrapper (cb_lifeline_exec), confined to the ndirs folders it finds
- * open from CB_CONFINE_FD0 on, with Landlock ABI abi (0: not confined),
+ * open from CB_CONFINE_FD0 on as abi says (cb_confine_code: a Landlock
+ * ABI, CB_CONFINE_NS for a mount namespace, 0: not confined),
  * into l. 0 when the wrapper cannot be used here (not Linux, no
  * /proc/self/exe): argv then runs as it is, and unconfined, which abi 0
  * must then be. -1 when argv[0] is not found. */
@@ -217,8 +218,8 @@ int cb_lifeline_exec(int argc, char **argv, struct cb_err *err)
 	if (*end || parent <= 1)
 		return cb_fail(err, "'%s' is not the runner's pid", argv[2]);
 	abi = strtol(argv[3], &end, 10);
-	if (*end || abi < 0)
-		return cb_fail(err, "'%s' is not a Landlock ABI", argv[3]);
+	if (*end || abi < CB_CONFINE_NS)
+		return cb_fail(err, "'%s' is not a Landlock ABI, %d (a mount namespace) or 0", argv[3], CB_CONFINE_NS);
 	ndirs = strtoul(argv[4], &end, 10);
 	if (*end || ndirs > CB_CONFINE_MAX)
 		return cb_fail(err, "'%s' is not a count of folders", argv[4]);

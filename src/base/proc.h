@@ -41,8 +41,9 @@ int cb_child_spawn(struct cb_child *c, const char *const argv[], char *const env
 /* The most folders a confined child may write beneath. */
 #define CB_CONFINE_MAX 4
 
-/* cb_child_spawn for a CB_CHILD_LIFELINE child that abi > 0 confines
- * (confine.h): it and all it starts may write only beneath the ndirs
+/* cb_child_spawn for a CB_CHILD_LIFELINE child that abi, not 0, confines
+ * (cb_confine_code: a Landlock ABI, or CB_CONFINE_NS for a mount
+ * namespace; confine.h): it and all it starts may write only beneath the ndirs
  * folders dirs (and /dev), from before its first instruction. The folders
  * are opened here and handed over open, so that the child is confined to
  * them even when they move before it starts. abi 0 is cb_child_spawn. */
@@ -56,8 +57,8 @@ int cb_child_spawn_confined(struct cb_child *c, const char *const argv[], char *
 /* The exec wrapper CB_CHILD_LIFELINE spawns a child through (Linux), since
  * posix_spawn cannot ask for a parent-death signal: set PR_SET_PDEATHSIG
  * to SIGKILL, make sure the runner PID is still the parent (it may have
- * died before), with ABI above 0 confine itself to the N folders open
- * from descriptor CB_CONFINE_FD0 on (cb_confine_self), then exec PATH with ARGV0 ARGS.... Returns only on
+ * died before), with ABI not 0 (cb_confine_code) confine itself to the N
+ * folders open from descriptor CB_CONFINE_FD0 on (cb_confine_self), then exec PATH with ARGV0 ARGS.... Returns only on
  * failure, with err filled. */
 int cb_lifeline_exec(int argc, char **argv, struct cb_err *err);
 

@@ -15,8 +15,9 @@ static const char run_about[] =
 	"device-idle, plugin-plan, output-root, confinement); if any fails the\n"
 	"batch is refused (exit 3) and nothing is written. Each worker, and all it\n"
 	"starts, may write only its cell folder, its private caches and TMPDIR\n"
-	"(Landlock, where the kernel has it; the confinement preflight says which;\n"
-	"--require-confinement refuses an unconfined run), and every process a\n"
+	"(--confinement auto: Landlock, else a mount namespace, else none;\n"
+	"the confinement preflight says which; --require-confinement refuses an\n"
+	"unconfined run), and every process a\n"
 	"worker left ends with its cell. Then per task: correctness in every cell,\n"
 	"round a in manifest order, round b in reverse order when the candidate's\n"
 	"topology is below the baseline's, and the task receipt; at the end the\n"
@@ -112,7 +113,8 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	const char *fail_on = NULL, *deadline = NULL, *history = NULL, *sign_key = NULL, *shard = NULL, *devices = NULL;
 	long long stop_after = 0;
 	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0, prescreen = 0;
-	int no_confinement = 0, require_confinement = 0;
+	int no_confinement = 0, require_confinement = 0, confinement;
+	const char *confine = "auto";
 	struct cb_args args = CB_ARGS_INIT;
 	int rc;
 	const struct cb_opt opts[] = {
@@ -141,9 +143,11 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		{ "json-progress", CB_OPT_FLAG, &json_progress, NULL, "one JSON object per progress event" },
 		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
 		{ "sign-key", CB_OPT_PATH, &sign_key, "KEY.pem", "sign the seal with this Ed25519 private key (PEM)" },
+		{ "confinement", CB_OPT_STR, &confine, "MODE",
+		  "auto (default), landlock, namespace or off: how workers are confined" },
 		{ "require-confinement", CB_OPT_FLAG, &require_confinement, NULL,
-		  "refuse the batch (exit 3) when workers cannot be confined (Landlock)" },
-		{ "no-confinement", CB_OPT_FLAG, &no_confinement, NULL, "run workers unconfined (recorded, and said)" },
+		  "refuse the batch (exit 3) when workers cannot be confined" },
+		{ "no-confinement", CB_OPT_FLAG, &no_confinement, NULL, "the same as --confinement off (recorded, and said)" },
 		{ NULL, 0, NULL, NULL, NULL }
 	};
 	const struct cb_cmd_spec spec = { "run", "--manifest F --task-matrix F --build-root D --corpus D --output-root D [options]",
@@ -159,6 +163,10 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "--isolate: the only unit is 'task'");
 	} else if ((mode = cb_worker_mode_parse(isolate ? "task" : workers)) < 0) {
 		cb_fail(err, "--workers: expected session, persistent or task, got '%s'", workers);
+	} else if ((confinement = cb_confine_mode_parse(confine)) < 0) {
+		cb_fail(err, "--confinement: expected auto, landlock, namespace or off, got '%s'", confine);
+	} else if (no_confinement && confinement != CB_CONFINE_OFF && confinement != CB_CONFINE_AUTO) {
+		cb_fail(err, "--no-confinement is --confinement off: not with --confinement %s", confine);
 	} else if (prestart < 0 || prestart > CB_PRESTART_MAX) {
 		cb_fail(err, "--prestart: expected 0 to %d, got %lld", CB_PRESTART_MAX, prestart);
 	} else if (sign_key && cb_sign_key_check(sign_key, err) < 0) {
@@ -175,7 +183,8 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 					  .prestart = (int)prestart, .resume = resume, .quiet = quiet,
 					  .json_progress = json_progress, .allow_dirty = allow_dirty, .argc = argc,
 					  .argv = argv, .sign_key = sign_key, .preflight_only = preflight_only,
-					  .prescreen = prescreen, .no_confinement = no_confinement,
+					  .prescreen = prescreen,
+					  .confinement = no_confinement ? CB_CONFINE_OFF : (enum cb_confine_mode)confinement,
 					  .require_confinement = require_confinement };
 		if (devices)
 			rc = cb_run_devices(&o, devices, err);

@@ -121,7 +121,7 @@ static void child_argv(const struct cb_run_opts *o, const char *self, const stru
 		av[n++] = "--prestart"; av[n++] = counts[o->prestart];
 	}
 	if (o->prescreen) av[n++] = "--prescreen";
-	if (o->no_confinement) av[n++] = "--no-confinement";
+	if (o->confinement != CB_CONFINE_AUTO) { av[n++] = "--confinement"; av[n++] = cb_confine_mode_name(o->confinement); }
 	if (o->require_confinement) av[n++] = "--require-confinement";
 	if (o->allow_dirty) av[n++] = "--allow-dirty-harness";
 	if (o->quiet) av[n++] = "--quiet";

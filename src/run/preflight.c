@@ -757,14 +757,17 @@ static int check_output_root(struct cb_preflight *pf, struct cb_buf *ok, struct 
 	return rc;
 }
 
-/* How workers will be confined (confine.h); not at all is refused with
- * --require-confinement. */
+/* How workers will be confined (confine.h); a mode --confinement named
+ * that this machine lacks is refused, naming why, and so is not at all
+ * with --require-confinement. */
 static int check_confinement(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
-	char how[200];
+	char how[CB_CONFINE_HOW_MAX];
 
+	if (pf->confine->unavailable)
+		return cb_fail(err, "workers: %s", pf->confine->why);
 	cb_confine_describe(pf->confine, how, sizeof(how));
-	if (pf->confine->abi <= 0 && pf->require_confinement)
+	if (pf->confine->mode == CB_CONFINE_OFF && pf->require_confinement)
 		return cb_fail(err, "workers: %s, and --require-confinement refuses an unconfined run", how);
 	cb_buf_addf(ok, "workers: %s", how);
 	return 0;

@@ -757,7 +757,7 @@ out:
 static int record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
 			     const char *scratch, json_t *tidied, const struct cb_confine *confine, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "run.json"), now[32], how[200];
+	char *path = cb_path_join(root, "run.json"), now[32], how[CB_CONFINE_HOW_MAX];
 	json_t *j = NULL, *args = json_array(), *inv;
 	int i, rc;
 
@@ -771,9 +771,10 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
 		json_object_set_new(j, "invocations", json_array());
 	}
 	cb_confine_describe(confine, how, sizeof(how));
-	inv = json_pack("{s:s, s:o, s:b, s:s, s:s, s:s, s:O, s:s, s:i}", "started", now, "argv", args, "resume",
+	inv = json_pack("{s:s, s:o, s:b, s:s, s:s, s:s, s:O, s:s, s:s, s:i}", "started", now, "argv", args, "resume",
 			resume, "caliber_version", cb_version(), "caliber_commit", cb_commit(), "scratch", scratch,
-			"tidied", tidied, "workers", how, "landlock_abi", confine->abi);
+			"tidied", tidied, "workers", how, "confinement", cb_confine_mode_name(confine->mode),
+			"landlock_abi", confine->abi);
 	if (shard)
 		json_object_set_new(inv, "shard", json_string(shard));
 	json_array_append_new(json_object_get(j, "invocations"), inv);
@@ -1082,7 +1083,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	cb_confine_probe(o->no_confinement, &confine);
+	cb_confine_probe(o->confinement, &confine);
 	if (cb_become_subreaper(err) < 0 || cb_manifest_load(manifest, &m, err) < 0 ||
 	    cb_backend_load(o->backends, m.backend, &backend, err) < 0)
 		goto out;
@@ -1153,7 +1154,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 	if (cb_fixed_open(&rn.fixed, output, o->resume, err) < 0 || (o->resume && prepare_resume(&rn, res, err) < 0))
 		goto out;
-	if (cb_worker_ctx_confine(&rn.ctx, confine.abi, output, err) < 0)
+	if (cb_worker_ctx_confine(&rn.ctx, cb_confine_code(&confine), output, err) < 0)
 		goto out;
 	for (i = 0; i < rn.ntasks; i++)
 		ndone += rn.done[i];

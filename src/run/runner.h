@@ -5,6 +5,7 @@
 #define CB_RUNNER_H
 
 #include "caliber.h"
+#include "base/confine.h"
 #include "campaign/shard.h"
 #include "worker.h"
 
@@ -31,7 +32,8 @@ struct cb_run_opts {
 	struct cb_shard shard;             /* run only this shard of the matrix (n 0: all of it) */
 	int preflight_only;                /* stop after the preflights, writing nothing */
 	int prescreen;                     /* time no task whose binaries are identical in every cell */
-	int no_confinement;                /* run workers unconfined (confine.h), and say so */
+	enum cb_confine_mode confinement;  /* how to confine workers (--confinement; confine.h): AUTO, a mode
+	                                      (refused where missing), or OFF (said) */
 	int require_confinement;           /* refuse the batch (exit 3) when workers cannot be confined */
 };
 

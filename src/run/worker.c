@@ -469,7 +469,7 @@ int cb_worker_ctx_confine(struct cb_worker_ctx *ctx, int abi, const char *run_ro
 	free(ctx->slots);
 	ctx->slots = NULL;
 	ctx->confine_abi = 0;
-	if (abi <= 0)
+	if (!abi)
 		return 0;
 	ctx->slots = cb_path_join(run_root, CB_SLOTS_DIR);
 	if (!ctx->slots)

@@ -74,7 +74,8 @@ struct cb_worker_ctx {
 	char *preload;               /* CALIBER_PRELOAD of every worker: the modules it imports before its request */
 	char *gpu_lock;              /* session mode: the device lock file in scratch (python/caliber_pytest/_gpu_lock.py) */
 	int warmup_ahead;            /* requests carry CALIBER_WARMUP_NEXT */
-	int confine_abi;             /* Landlock ABI workers are confined with (confine.h); 0: not confined */
+	int confine_abi;             /* how workers are confined (cb_confine_code: a Landlock ABI, CB_CONFINE_NS
+	                                for a mount namespace); 0: not confined */
 	char *slots;                 /* confined: where each worker's slot waits between its requests
 	                                (RUN/.slots, cb_worker_ctx_slots); NULL: not confined */
 };
@@ -97,8 +98,9 @@ int cb_worker_ctx_init(struct cb_worker_ctx *ctx, const struct cb_manifest *m,
  * matrix that records none for such a cell leaves it NULL: the binding and
  * sources preflights refuse that campaign. */
 int cb_worker_ctx_compilers(struct cb_worker_ctx *ctx, const json_t *matrix, struct cb_err *err);
-/* Confine every worker started from now on with Landlock ABI abi (the
- * run's, confine.h): each may write only its private folder and its slot,
+/* Confine every worker started from now on as abi says (the run's
+ * cb_confine_code: a Landlock ABI, or CB_CONFINE_NS for a mount
+ * namespace; 0: not at all; confine.h): each may write only its private folder and its slot,
  * a folder made for it under RUN/.slots (made here) that becomes the
  * folder of each cell it serves for the time of its request
  * (cb_cell_run). */

@@ -229,24 +229,52 @@ fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys
 
 # The Landlock ABI this kernel offers (0: none), asked as caliber asks it
 # (landlock_create_ruleset(NULL, 0, VERSION), system call 444 on every
-# architecture): the attacks below run confined only where it has one.
+# architecture), and whether a process here can make a mount namespace (as
+# root, or inside a user namespace of its own) and remount in it: the
+# attacks below run confined in each mode the machine has.
 landlock_abi=$($PY -c 'import ctypes; print(max(0, ctypes.CDLL(None, use_errno=True).syscall(444, None, 0, 1)))' \
 	2>/dev/null || echo 0)
-export landlock_abi
+if unshare -m sh -c 'mount --make-rprivate / && mount -o remount,bind,ro /' 2>/dev/null ||
+	unshare -U -m sh -c 'mount --make-rprivate / && mount -o remount,bind,ro /' 2>/dev/null; then
+	mount_ns=1
+else
+	mount_ns=0
+fi
+export landlock_abi mount_ns
 
 test_expect_success 'a run says how its workers are confined: the preflight line, run.json and the report header' '
 	eval "$setup" && make_frozen &&
 	run canary out --worker "python3 $W/replay.py $D" >stdout &&
-	if [ "$landlock_abi" -gt 0 ]; then how="confined (landlock ABI $landlock_abi)"
-	else how="not confined: this kernel has no Landlock (landlock_create_ruleset: not built in)"; fi &&
-	grep -qxF "preflight: confinement: ok (workers: $how)" stdout &&
-	grep -qF "\"workers\": \"$how\"" out/run.json && grep -q "\"landlock_abi\": $landlock_abi" out/run.json &&
-	$CALIBER report out >report && grep -qxF "workers: $how" report &&
+	if [ "$landlock_abi" -gt 0 ]; then how="confined (landlock ABI $landlock_abi)" mode=landlock
+	elif [ "$mount_ns" = 1 ]; then how="confined (mount namespace)" mode=namespace
+	else how="not confined: this kernel has no Landlock (landlock_create_ruleset: not built in), and no mount namespace here" mode=off; fi &&
+	grep -qF "preflight: confinement: ok (workers: $how" stdout &&
+	grep -qF "\"workers\": \"$how" out/run.json && grep -q "\"landlock_abi\": $landlock_abi" out/run.json &&
+	grep -q "\"confinement\": \"$mode\"" out/run.json &&
+	$CALIBER report out >report && grep -qF "workers: $how" report &&
 	run canary out2 --worker "python3 $W/replay.py $D" --no-confinement >stdout &&
 	grep -qx "preflight: confinement: ok (workers: not confined: --no-confinement)" stdout &&
 	grep -q "\"workers\": \"not confined: --no-confinement\"" out2/run.json &&
-	$CALIBER report out2 >report && grep -qx "workers: not confined: --no-confinement" report
+	grep -q "\"confinement\": \"off\"" out2/run.json &&
+	$CALIBER report out2 >report && grep -qx "workers: not confined: --no-confinement" report &&
+	run canary out3 --worker "python3 $W/replay.py $D" --confinement off >stdout &&
+	grep -qx "preflight: confinement: ok (workers: not confined: --no-confinement)" stdout
 '
+
+if [ "$mount_ns" = 1 ]; then
+	test_expect_success '--confinement namespace: the preflight line, run.json and the report header say "mount namespace"' '
+		eval "$setup" && make_frozen &&
+		run canary out --worker "python3 $W/replay.py $D" --confinement namespace --require-confinement >stdout &&
+		grep -qx "preflight: confinement: ok (workers: confined (mount namespace))" stdout &&
+		grep -q "\"workers\": \"confined (mount namespace)\"" out/run.json &&
+		grep -q "\"confinement\": \"namespace\"" out/run.json && grep -q "\"landlock_abi\": 0" out/run.json &&
+		$CALIBER report out >report && grep -qx "workers: confined (mount namespace)" report &&
+		$CALIBER verify out >/dev/null
+	'
+else
+	test_skip '--confinement namespace: the preflight line, run.json and the report header say "mount namespace"' \
+		"no mount namespace can be made here (unshare -m, unshare -U -m)"
+fi
 
 test_expect_success '--require-confinement refuses a run whose workers would not be confined: exit 3, nothing written' '
 	eval "$setup" && make_frozen &&
@@ -255,6 +283,49 @@ test_expect_success '--require-confinement refuses a run whose workers would not
 	grep -qx "preflight: confinement: FAILED: workers: not confined: --no-confinement, and --require-confinement refuses an unconfined run" stdout &&
 	grep -qx "caliber: run: preflight refused the batch: 1 check failed (confinement); nothing was written" stderr &&
 	test ! -e out
+'
+
+test_expect_success '--confinement takes auto, landlock, namespace or off, and off only as --no-confinement says it' '
+	eval "$setup" && make_frozen &&
+	echo "caliber: run: --confinement: expected auto, landlock, namespace or off, got '"'"'jail'"'"'" >want &&
+	expect_refusal 2 want run canary out --confinement jail &&
+	echo "caliber: run: --no-confinement is --confinement off: not with --confinement namespace" >want &&
+	expect_refusal 2 want run canary out --no-confinement --confinement namespace &&
+	test ! -e out
+'
+
+test_expect_success '--confinement namespace where no mount namespace can be made is refused, naming why: exit 3, nothing written' '
+	eval "$setup" && make_frozen &&
+	# In a user namespace without a mapping caliber holds no capability and
+	# its user is no one the kernel can map again: neither unshare(CLONE_NEWNS)
+	# nor one in a user namespace of its own is allowed.
+	RUN_WRAP="unshare -U" &&
+	set +e; run canary out --worker "python3 $W/replay.py $D" --confinement namespace >stdout 2>stderr
+	rc=$?; set -e; test $rc -eq 3 ||
+		{ echo "exit $rc:"; cat stdout stderr; exit 1; }
+	grep -qxF "preflight: confinement: FAILED: workers: --confinement namespace: no mount namespace here (unshare(CLONE_NEWNS): not permitted, and in a user namespace: Operation not permitted)" stdout &&
+	grep -qx "caliber: run: preflight refused the batch: 1 check failed (confinement); nothing was written" stderr &&
+	test ! -e out || exit 1
+	# auto passes over the namespace: Landlock where the kernel has it, else not confined, saying why
+	set +e; run canary out --worker "python3 $W/replay.py $D" --confinement auto --preflight-only >stdout 2>stderr; set -e &&
+	if [ "$landlock_abi" -gt 0 ]; then
+		grep -qxF "preflight: confinement: ok (workers: confined (landlock ABI $landlock_abi))" stdout
+	else
+		grep -qxF "preflight: confinement: ok (workers: not confined: this kernel has no Landlock (landlock_create_ruleset: not built in), and no mount namespace here (unshare(CLONE_NEWNS): not permitted, and in a user namespace: Operation not permitted))" stdout
+	fi && test ! -e out
+'
+
+test_expect_success '--confinement landlock is Landlock where the kernel has it, else refused naming why' '
+	eval "$setup" && make_frozen &&
+	set +e; run canary out --worker "python3 $W/replay.py $D" --confinement landlock --preflight-only >stdout 2>stderr
+	rc=$?; set -e &&
+	if [ "$landlock_abi" -gt 0 ]; then
+		test $rc -eq 0 && grep -qxF "preflight: confinement: ok (workers: confined (landlock ABI $landlock_abi))" stdout
+	else
+		test $rc -eq 3 &&
+		grep -qxF "preflight: confinement: FAILED: workers: --confinement landlock: this kernel has no Landlock (landlock_create_ruleset: not built in)" stdout &&
+		grep -qx "caliber: run: preflight refused the batch: 1 check failed (confinement); nothing was written" stderr
+	fi && test ! -e out
 '
 
 # The attacks of issue 25 (tests/workers/cellplay.py), each through a whole
@@ -310,44 +381,65 @@ resumes() {
 '
 export attacks
 
-if [ "$landlock_abi" -gt 0 ]; then
-	test_expect_success 'confined: a setsid child that rescales the other cells timing.jsonl of its task is refused and killed with its cell' '
-		eval "$setup$hostile$alive$attacks" && CONFINE_OPTS=--require-confinement SURVIVE_TAG=-confined &&
+# confined_attacks MODE OPTS TAG DENIED: the four attacks, confined as OPTS
+# asks (--require-confinement among them), the runs tagged TAG, each
+# refused write reported with the error DENIED; the mode is then counted
+# (.attack-runs, a line each).
+confined_attacks() {
+	mode=$1 CONFINE_OPTS=$2 SURVIVE_TAG=$3 denied=$4
+	export CONFINE_OPTS SURVIVE_TAG denied
+	test_expect_success "confined ($mode): a setsid child that rescales the other cells timing.jsonl of its task is refused and killed with its cell" '
+		eval "$setup$hostile$alive$attacks" &&
 		survives rewritetiming flat flat C,not-stable a-candidate passed "pytest exit 0" &&
-		attack1 out-rewritetiming-confined && attack1 cut-rewritetiming-confined &&
-		grep -q "rescale .*/a-off/timing.jsonl: refused: Permission denied" \
-			out-rewritetiming-confined/tasks/flat/cells/a-candidate/worker.log
+		attack1 out-rewritetiming$SURVIVE_TAG && attack1 cut-rewritetiming$SURVIVE_TAG &&
+		grep -q "rescale .*/a-off/timing.jsonl: refused: $denied" \
+			out-rewritetiming$SURVIVE_TAG/tasks/flat/cells/a-candidate/worker.log
 	'
-	test_expect_success 'confined: a later task cannot rewrite an earlier task receipt' '
-		eval "$setup$hostile$attacks" && CONFINE_OPTS=--require-confinement SURVIVE_TAG=-confined &&
+	test_expect_success "confined ($mode): a later task cannot rewrite an earlier task receipt" '
+		eval "$setup$hostile$attacks" &&
 		survives rewritetask "slow gain" slow R,stable-regression a-candidate passed "pytest exit 0" &&
-		grep -q "\"verdict\": \"G\"" out-rewritetask-confined/tasks/gain/task.json &&
-		grep -q "rewrite the earlier task.json: refused: Permission denied" \
-			out-rewritetask-confined/tasks/slow/cells/a-candidate/worker.log
+		grep -q "\"verdict\": \"G\"" out-rewritetask$SURVIVE_TAG/tasks/gain/task.json &&
+		grep -q "rewrite the earlier task.json: refused: $denied" \
+			out-rewritetask$SURVIVE_TAG/tasks/slow/cells/a-candidate/worker.log
 	'
-	test_expect_success 'confined: tasks/<task> and tasks/<task>/cells cannot be planted as links to an outside folder' '
-		eval "$setup$hostile$attacks" && CONFINE_OPTS=--require-confinement && mkdir outside &&
-		SURVIVE_TAG=-confined && survives plantdir "gain same $PWD/outside" gain G,stable-gain a-candidate passed "pytest exit 0" &&
-		SURVIVE_TAG=-confined-cells && survives plantdir "gain same $PWD/outside cells" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+	test_expect_success "confined ($mode): tasks/<task> and tasks/<task>/cells cannot be planted as links to an outside folder" '
+		eval "$setup$hostile$attacks" && mkdir outside && tag=$SURVIVE_TAG &&
+		survives plantdir "gain same $PWD/outside" gain G,stable-gain a-candidate passed "pytest exit 0" &&
+		SURVIVE_TAG=$tag-cells && survives plantdir "gain same $PWD/outside cells" gain G,stable-gain a-candidate passed "pytest exit 0" &&
 		expect_empty outside &&
-		for r in out-plantdir-confined cut-plantdir-confined out-plantdir-confined-cells cut-plantdir-confined-cells; do
+		for r in out-plantdir$tag cut-plantdir$tag out-plantdir$tag-cells cut-plantdir$tag-cells; do
 			test -d $r/tasks/same/cells/correctness-off && test ! -L $r/tasks/same && test ! -L $r/tasks/same/cells || exit 1
 		done
 	'
-	test_expect_success 'confined: files written outside the cell and an outside file hard-linked into it are refused' '
-		eval "$setup$hostile$attacks" && CONFINE_OPTS=--require-confinement SURVIVE_TAG=-confined &&
-		echo precious >victim && chmod 644 victim &&
+	test_expect_success "confined ($mode): files written outside the cell and an outside file hard-linked into it are refused" '
+		eval "$setup$hostile$attacks" && echo precious >victim && chmod 644 victim &&
 		survives writeoutside "slow $PWD/victim" slow R,stable-regression a-candidate passed "pytest exit 0" &&
-		attack4 out-writeoutside-confined && attack4 cut-writeoutside-confined &&
-		grep -q "link $PWD/victim: refused" out-writeoutside-confined/tasks/slow/cells/a-candidate/worker.log &&
-		grep -q "write $PWD/out-writeoutside-confined/tasks/gain/planted.txt: refused" \
-			out-writeoutside-confined/tasks/slow/cells/a-candidate/worker.log
+		attack4 out-writeoutside$SURVIVE_TAG && attack4 cut-writeoutside$SURVIVE_TAG &&
+		grep -q "link $PWD/victim: refused" out-writeoutside$SURVIVE_TAG/tasks/slow/cells/a-candidate/worker.log &&
+		grep -q "write $PWD/out-writeoutside$SURVIVE_TAG/tasks/gain/planted.txt: refused" \
+			out-writeoutside$SURVIVE_TAG/tasks/slow/cells/a-candidate/worker.log
 	'
-	echo confined >"$T/.attack-runs"
+	echo "$mode" >>"$T/.attack-runs"
+	unset CONFINE_OPTS SURVIVE_TAG denied
+}
+
+# Landlock refuses a write with EACCES; in the mount namespace every mount
+# but the worker's own folders and /dev is read-only (EROFS), and a hard
+# link across mounts is refused with EXDEV.
+if [ "$landlock_abi" -gt 0 ]; then
+	confined_attacks landlock "--confinement landlock --require-confinement" -confined "Permission denied"
 else
 	for what in "a setsid child that rescales the other cells timing.jsonl" "a later task rewriting an earlier receipt" \
 		"tasks/<task> planted as a link" "files written outside the cell, an outside file hard-linked in"; do
-		test_skip "confined: $what" "this kernel has no Landlock (ABI 0): the run is not confined"
+		test_skip "confined (landlock): $what" "this kernel has no Landlock (ABI 0): the run is not confined"
+	done
+fi
+if [ "$mount_ns" = 1 ]; then
+	confined_attacks "mount namespace" "--confinement namespace --require-confinement" -namespace "Read-only file system"
+else
+	for what in "a setsid child that rescales the other cells timing.jsonl" "a later task rewriting an earlier receipt" \
+		"tasks/<task> planted as a link" "files written outside the cell, an outside file hard-linked in"; do
+		test_skip "confined (mount namespace): $what" "no mount namespace can be made here (unshare -m, unshare -U -m)"
 	done
 fi
 
@@ -387,7 +479,7 @@ test_expect_success 'unconfined: files written outside the cell fail the seal, n
 
 test_expect_success 'every hostile-worker mode survived' '
 	n=$(ls "$(dirname "$T")" | grep -c "^survived\.") &&
-	want=19 && if [ -f "$(dirname "$T")/.attack-runs" ]; then want=$((want + 5)); fi &&
+	want=19 && if [ -f "$(dirname "$T")/.attack-runs" ]; then want=$((want + 5 * $(wc -l <"$(dirname "$T")/.attack-runs"))); fi &&
 	echo "$n hostile-worker modes survived" >"$(dirname "$T")/count" &&
 	test "$n" -eq "$want"
 '
