@@ -16,6 +16,7 @@
 #include "stats.h"
 #include "timing.h"
 #include "ir/topology.h"
+#include "seal/seal.h"
 
 /* How one cell's phase ended (recorded in cell.json as "outcome"). */
 enum cb_outcome {
@@ -84,6 +85,12 @@ int cb_evidence_load(const char *task_dir, const char *task, const struct cb_man
  * every counted byte is a sealed byte. On failure counts is freed. */
 int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgir_counts *counts,
 				struct cb_err *err);
+/* cb_evidence_verify_counting that keeps what the verify found in rep
+ * (the caller's to release) instead of failing on a difference: -1 only
+ * when the op is refused or the seal cannot be checked at all. counts is
+ * valid only when rep holds, and freed otherwise. */
+int cb_evidence_verify_counted(const char *root, const char *op, struct cb_ttgir_counts *counts,
+			       struct cb_verify_report *rep, struct cb_err *err);
 /* Re-scope the already scanned topology, and the identity that rests on
  * it, to another floor (a screen's identity counts every launched kernel
  * at any floor). */

@@ -633,19 +633,25 @@ int cb_verify_or_fail(const char *root, struct cb_err *err)
 	return cb_verify_or_fail_observed(root, NULL, err);
 }
 
+int cb_verify_fail(const char *root, const struct cb_verify_report *rep, struct cb_err *err)
+{
+	char first[CB_ERR_MAX - 256];
+
+	if (cb_verify_holds(rep))
+		return 0;
+	cb_verify_first(rep, first, sizeof(first));
+	return cb_fail(err, "%s: seal does not hold: %s", root, first);
+}
+
 int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer *obs,
 			       struct cb_err *err)
 {
 	struct cb_verify_report rep;
-	char first[CB_ERR_MAX - 256];
-	int rc = 0;
+	int rc;
 
 	if (cb_verify_observed(root, obs, &rep, err) < 0)
 		return -1;
-	if (!cb_verify_holds(&rep)) {
-		cb_verify_first(&rep, first, sizeof(first));
-		rc = cb_fail(err, "%s: seal does not hold: %s", root, first);
-	}
+	rc = cb_verify_fail(root, &rep, err);
 	cb_verify_report_release(&rep);
 	return rc;
 }

@@ -9,10 +9,9 @@
 #include <string.h>
 
 #include "account/evidence.h"
+#include "account/reaccount.h"
 #include "base/fsutil.h"
 #include "base/jsonio.h"
-#include "account/reaccount.h"
-#include "seal/seal.h"
 #include "account/stats.h"
 #include "base/suggest.h"
 #include "account/timing.h"
@@ -45,7 +44,7 @@ char *cb_diff_path(const struct cb_diff *d, const char *file)
  * without trailing slashes; the root "/" is left out. */
 static int load_roots(struct cb_diff *d, struct cb_err *err)
 {
-	json_t *roots = json_object_get(d->cs.doc, "roots"), *v, *w;
+	json_t *roots = json_object_get(d->v->cs.doc, "roots"), *v, *w;
 	const char *k, *k2;
 	size_t cap = 0;
 
@@ -266,12 +265,12 @@ static int fill_kernel(const struct cb_diff *d, struct cb_diff_kernel *k, const 
 	k->variant[f->role] = strdup(f->v->name);
 	k->launches[f->role] = f->v->launches;
 	k->ttgir[f->role] = cb_strdupf("tasks/%s/cells/%s-%s/ir/%s/%s", t->id, t->phase, cell, f->v->name, f->file);
-	path = k->ttgir[f->role] ? cb_path_join(d->root, k->ttgir[f->role]) : NULL;
+	path = k->ttgir[f->role] ? cb_path_join(d->v->root, k->ttgir[f->role]) : NULL;
 	if (!k->variant[f->role] || !path) {
 		free(path);
 		return cb_fail(err, "out of memory");
 	}
-	if (cb_ir_module_load(path, d->m.topology_op, &k->ir[f->role], err) < 0) {
+	if (cb_ir_module_load(path, d->v->m.topology_op, &k->ir[f->role], err) < 0) {
 		free(path);
 		return -1;
 	}
@@ -291,7 +290,7 @@ static int find_variants(const struct cb_diff *d, const char *tdir, const char *
 	for (r = 0; r < CB_NROLES; r++)
 		for (i = 0; i < topo[r].nv; i++) {
 			const struct cb_variant *v = &topo[r].v[i];
-			const char *cell = cb_manifest_cell(&d->m, (enum cb_role)r)->name;
+			const char *cell = cb_manifest_cell(&d->v->m, (enum cb_role)r)->name;
 			char *vdir;
 			char **names;
 			size_t n;
@@ -410,7 +409,7 @@ static int match_kernels(const struct cb_diff *d, struct cb_diff_task *t, struct
 			if (!k)
 				continue;
 			f[i].taken = 1;
-			if (fill_kernel(d, k, &f[i], cb_manifest_cell(&d->m, (enum cb_role)f[i].role)->name, t, err) < 0)
+			if (fill_kernel(d, k, &f[i], cb_manifest_cell(&d->v->m, (enum cb_role)f[i].role)->name, t, err) < 0)
 				return -1;
 		}
 	if (t->nk)
@@ -421,9 +420,9 @@ static int match_kernels(const struct cb_diff *d, struct cb_diff_task *t, struct
 /* A message about a file under the run root, without the root's path. */
 static char *relative_msg(const struct cb_diff *d, const char *msg)
 {
-	size_t n = strlen(d->root);
+	size_t n = strlen(d->v->root);
 
-	return strdup(strncmp(msg, d->root, n) == 0 && msg[n] == '/' ? msg + n + 1 : msg);
+	return strdup(strncmp(msg, d->v->root, n) == 0 && msg[n] == '/' ? msg + n + 1 : msg);
 }
 
 /* The topology of each cell of task t (round a's first session, or the
@@ -432,8 +431,8 @@ static char *relative_msg(const struct cb_diff *d, const char *msg)
 static int scan_cells(const struct cb_diff *d, const struct cb_ttgir_counts *counts, const char *tdir,
 		      struct cb_diff_task *t, struct cb_topology *topo, struct cb_err *err)
 {
-	char *a = cb_cell_dir(tdir, CB_PH_ROUND_A, cb_manifest_cell(&d->m, CB_ROLE_BASELINE)->name);
-	char *s = cb_cell_dir(tdir, CB_PH_SCREEN, cb_manifest_cell(&d->m, CB_ROLE_BASELINE)->name);
+	char *a = cb_cell_dir(tdir, CB_PH_ROUND_A, cb_manifest_cell(&d->v->m, CB_ROLE_BASELINE)->name);
+	char *s = cb_cell_dir(tdir, CB_PH_SCREEN, cb_manifest_cell(&d->v->m, CB_ROLE_BASELINE)->name);
 	enum cb_phase p = a && s && !cb_exists(a) && cb_exists(s) ? CB_PH_SCREEN : CB_PH_ROUND_A;
 	int r;
 
@@ -441,7 +440,7 @@ static int scan_cells(const struct cb_diff *d, const struct cb_ttgir_counts *cou
 	free(s);
 	t->phase = cb_phase_name(p);
 	for (r = 0; r < CB_NROLES && !t->error; r++) {
-		const char *cell = cb_manifest_cell(&d->m, (enum cb_role)r)->name;
+		const char *cell = cb_manifest_cell(&d->v->m, (enum cb_role)r)->name;
 		char *cdir = cb_cell_dir(tdir, p, cell);
 		char *index = cdir ? cb_path_join(cdir, "ir/index.tsv") : NULL;
 		struct cb_err e = CB_ERR_INIT;
@@ -450,7 +449,7 @@ static int scan_cells(const struct cb_diff *d, const struct cb_ttgir_counts *cou
 		if (index && !cb_exists(index))
 			t->error = cb_strdupf("cell %s left no IR in %s (no ir/index.tsv)", cell,
 					      p == CB_PH_SCREEN ? "its screen" : "round a");
-		else if (index && cb_topology_scan_counted(cdir, d->m.topology_op, d->floor, counts, &topo[r], &e) < 0)
+		else if (index && cb_topology_scan_counted(cdir, d->v->m.topology_op, d->v->floor, counts, &topo[r], &e) < 0)
 			t->error = relative_msg(d, e.msg);
 		else if (index && !topo[r].joinable)
 			t->error = cb_strdupf("cell %s: its IR cannot be joined to its launch index: %s", cell,
@@ -489,7 +488,7 @@ static int task_verdict(const struct cb_diff *d, const char *tdir, struct cb_dif
 	memcpy(sealed, res.topology, sizeof(res.topology));
 	res.code = NULL;
 	cb_task_result_release(&res);
-	json_array_foreach(json_object_get(d->derived, "tasks"), i, e) {
+	json_array_foreach(json_object_get(d->v->derived, "tasks"), i, e) {
 		const json_t *dv = json_object_get(e, "derived");
 		const char *v = cb_json_str(dv, "verdict"), *code = cb_json_str(dv, "code");
 		if (!same_str(cb_json_str(e, "id"), t->id) || !v || strlen(v) != 1 || !code)
@@ -514,7 +513,7 @@ static int load_profiles(const struct cb_diff *d, const char *tdir, struct cb_di
 	int r;
 
 	for (r = 0; r < CB_NROLES; r++) {
-		const char *cell = cb_manifest_cell(&d->m, (enum cb_role)r)->name;
+		const char *cell = cb_manifest_cell(&d->v->m, (enum cb_role)r)->name;
 		struct cb_kernel_sums s;
 
 		if (cb_cell_kernels_load(tdir, cell, &ck[r], err) < 0)
@@ -522,7 +521,7 @@ static int load_profiles(const struct cb_diff *d, const char *tdir, struct cb_di
 		t->time.unjoined += ck[r].unjoined;
 		if (ck[r].error && !t->time.error && !(t->time.error = relative_msg(d, ck[r].error)))
 			return cb_fail(err, "out of memory");
-		if (!d->by_time || t->verdict == 'X' || t->verdict == 'K' || t->error)
+		if (!d->v->by_time || t->verdict == 'X' || t->verdict == 'K' || t->error)
 			continue;
 		if (!ck[r].n) {
 			t->error = cb_strdupf("cell %s has no profiled replay in round a to scope by time", cell);
@@ -530,7 +529,7 @@ static int load_profiles(const struct cb_diff *d, const char *tdir, struct cb_di
 		}
 		if (cb_kernel_sums_of(&ck[r], NULL, 0, &s, err) < 0)
 			return -1;
-		cb_kernels_scope_topology(&topo[r], &s, d->share_ppm);
+		cb_kernels_scope_topology(&topo[r], &s, d->v->share_ppm);
 		cb_kernel_sums_release(&s);
 	}
 	return 0;
@@ -544,7 +543,7 @@ static int load_resources(const struct cb_diff *d, const char *tdir, struct cb_d
 	size_t i;
 
 	for (r = 0; r < CB_NROLES; r++) {
-		char *path = cb_strdupf("%s/cells/a-%s/%s", tdir, cb_manifest_cell(&d->m, (enum cb_role)r)->name,
+		char *path = cb_strdupf("%s/cells/a-%s/%s", tdir, cb_manifest_cell(&d->v->m, (enum cb_role)r)->name,
 					CB_RESOURCES_FILE);
 		struct cb_resource_table tab;
 		struct cb_err e;
@@ -738,7 +737,7 @@ static int attribute(const struct cb_diff *d, const char *tdir, struct cb_diff_t
 				goto out;
 			}
 		cb_kernel_sums_release(&s);
-		if (timed_sum(tdir, cb_manifest_cell(&d->m, (enum cb_role)r)->name, rows, nrows, &tm->timed_ns[r], err) < 0)
+		if (timed_sum(tdir, cb_manifest_cell(&d->v->m, (enum cb_role)r)->name, rows, nrows, &tm->timed_ns[r], err) < 0)
 			goto out;
 	}
 	if (tm->nother)
@@ -758,7 +757,7 @@ static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *coun
 	struct cb_cell_kernels ck[CB_NROLES];
 	long long sealed[CB_NROLES];
 	int have_sealed = 0;
-	char *tdir = cb_strdupf("%s/tasks/%s", d->root, t->id);
+	char *tdir = cb_strdupf("%s/tasks/%s", d->v->root, t->id);
 	struct found *f = NULL;
 	size_t nf = 0, i;
 	int r, rc = -1;
@@ -787,7 +786,7 @@ static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *coun
 	/* What the ops listed add up to is what was accounted at the run's
 	 * floor: IR that says otherwise (a TTGIR emptied and the run sealed
 	 * again) is refused, never shown under the sealed counts. */
-	if (!t->error && !d->derived && have_sealed && memcmp(t->count, sealed, sizeof(sealed)) != 0) {
+	if (!t->error && !d->v->derived && have_sealed && memcmp(t->count, sealed, sizeof(sealed)) != 0) {
 		cb_fail(err, "its TTGIR counts %lld/%lld/%lld, its receipt (tasks/%s/task.json) sealed "
 			"%lld/%lld/%lld: the IR is not what was accounted", t->count[CB_ROLE_BASELINE],
 			t->count[CB_ROLE_CONTROL], t->count[CB_ROLE_CANDIDATE], t->id, sealed[CB_ROLE_BASELINE],
@@ -830,104 +829,33 @@ static void no_task(const struct cb_campaign_summary *cs, const char *root, cons
 	free(ids);
 }
 
-/* The run root of dir (itself, or the run a derived run names), its
- * campaign receipt and manifest. A receipt or manifest that cannot be read
- * is kept in load_err and reported after the seal, as reaccount does. */
-static int open_run(struct cb_diff *d, const char *dir, const char *run, struct cb_err *load_err,
-		    struct cb_err *err)
+int cb_diff_load(struct cb_diff *d, const struct cb_run_view *v, const char *task, struct cb_err *err)
 {
-	char *p;
-	int rc;
-
-	if (!cb_is_dir(dir))
-		return cb_fail(err, "%s: not a directory", dir);
-	if (cb_exists_in(dir, "derived.json")) {
-		struct cb_derived_run dr;
-		if (cb_derived_open(dir, run, &dr, err) < 0)
-			return -1;
-		d->derived = dr.doc;
-		d->root = dr.root;
-		d->floor = dr.floor;
-		d->derived_dir = dir;
-		d->by_time = cb_derived_by_time(dr.doc, &d->share_ppm);
-	} else if (!cb_exists_in(dir, "campaign.json")) {
-		return cb_fail(err, "%s: neither a run root (no campaign.json) nor a derived run (no derived.json)", dir);
-	} else {
-		d->root = dir;
-	}
-	p = cb_path_join(d->root, "campaign.json");
-	rc = p ? cb_campaign_summary_load(p, &d->cs, load_err) : cb_fail(load_err, "out of memory");
-	free(p);
-	if (rc == 0) {
-		p = cb_path_join(d->root, "manifest.json");
-		rc = p ? cb_manifest_load(p, &d->m, load_err) : cb_fail(load_err, "out of memory");
-		free(p);
-	}
-	return rc < 0 ? 1 : 0;
-}
-
-int cb_diff_load(struct cb_diff *d, const char *dir, const char *run, const char *task, struct cb_err *err)
-{
-	struct cb_ttgir_counts counts;
-	struct cb_err load_err = CB_ERR_INIT;
 	size_t i;
-	int rc;
 
 	memset(d, 0, sizeof(*d));
-	memset(&counts, 0, sizeof(counts));
-	if ((rc = open_run(d, dir, run, &load_err, err)) < 0)
+	d->v = v;
+	if (cb_run_view_require(v, 1, err) < 0 || cb_run_view_check_derived(v, err) < 0 || load_roots(d, err) < 0)
 		return -1;
-	if (rc == 0 ? cb_evidence_verify_counting(d->root, d->m.topology_op, &counts, err) < 0
-		    : cb_verify_or_fail(d->root, err) < 0)
-		return -1;
-	if (rc) {
-		*err = load_err;
-		return -1;
-	}
-	rc = -1;
-	if (strcmp(d->m.sha256, d->cs.manifest_sha256) != 0) {
-		cb_fail(err, "%s: manifest.json does not match the campaign receipt's manifest_sha256", d->root);
-		goto out;
-	}
-	if (d->derived) {
-		const struct cb_derived_run dr = { d->derived, d->root, d->floor, 0 };
-		if (cb_derived_check(&dr, d->derived_dir, &d->cs, err) < 0)
-			goto out;
-	} else {
-		d->floor = d->cs.launch_floor;
-	}
-	if (load_roots(d, err) < 0)
-		goto out;
-	d->t = calloc(d->cs.ntasks + 1, sizeof(*d->t));
-	if (!d->t) {
-		cb_fail(err, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < d->cs.ntasks; i++) {
-		const char *id = d->cs.tasks[i].id;
+	d->t = calloc(v->cs.ntasks + 1, sizeof(*d->t));
+	if (!d->t)
+		return cb_fail(err, "out of memory");
+	for (i = 0; i < v->cs.ntasks; i++) {
+		const char *id = v->cs.tasks[i].id;
 		if (task && strcmp(task, id) != 0)
 			continue;
-		if (!cb_is_ident(id)) {
-			cb_fail(err, "%s/campaign.json: tasks[%zu]: '%s' is not a task name", d->root, i, id);
-			goto out;
-		}
-		if (!(d->t[d->n].id = strdup(id))) {
-			cb_fail(err, "out of memory");
-			goto out;
-		}
-		if (diff_task(d, &counts, &d->t[d->n++], err) < 0) {
-			cb_prefix(err, "task %s", id);
-			goto out;
-		}
+		if (!cb_is_ident(id))
+			return cb_fail(err, "%s/" CB_RUN_CAMPAIGN ": tasks[%zu]: '%s' is not a task name", v->root, i, id);
+		if (!(d->t[d->n].id = strdup(id)))
+			return cb_fail(err, "out of memory");
+		if (diff_task(d, v->counted ? &v->counts : NULL, &d->t[d->n++], err) < 0)
+			return cb_prefix(err, "task %s", id);
 	}
 	if (task && !d->n) {
-		no_task(&d->cs, d->root, task, err);
-		goto out;
+		no_task(&v->cs, v->root, task, err);
+		return -1;
 	}
-	rc = 0;
-out:
-	cb_ttgir_counts_release(&counts);
-	return rc;
+	return 0;
 }
 
 void cb_diff_release(struct cb_diff *d)
@@ -964,9 +892,6 @@ void cb_diff_release(struct cb_diff *d)
 	}
 	free(d->t);
 	cb_strv_free(d->roots, d->nroots);
-	json_decref(d->derived);
-	cb_manifest_release(&d->m);
-	cb_campaign_summary_release(&d->cs);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -1175,10 +1100,10 @@ json_t *cb_diff_json(const struct cb_diff *d)
 		}
 	cb_diff_summarize(d, &s);
 	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o}",
-			 "schema", CB_DIFF_SCHEMA, "campaign", d->cs.campaign, "selection", d->cs.selection, "op",
-			 d->m.topology_op, "floor", (json_int_t)d->floor, "sealed_floor",
-			 (json_int_t)d->cs.launch_floor, "time_share_ppm",
-			 d->by_time ? json_integer((json_int_t)d->share_ppm) : json_null(), "derived", d->derived != NULL,
+			 "schema", CB_DIFF_SCHEMA, "campaign", d->v->cs.campaign, "selection", d->v->cs.selection, "op",
+			 d->v->m.topology_op, "floor", (json_int_t)d->v->floor, "sealed_floor",
+			 (json_int_t)d->v->cs.launch_floor, "time_share_ppm",
+			 d->v->by_time ? json_integer((json_int_t)d->v->share_ppm) : json_null(), "derived", d->v->derived != NULL,
 			 "summary",
 			 "tasks_lost", (json_int_t)s.tasks_lost, "tasks_gained", (json_int_t)s.tasks_gained,
 			 "kernels", (json_int_t)s.kernels, "lines", (json_int_t)s.lines, "removed",
@@ -1357,7 +1282,7 @@ int cb_diff_moved(const struct cb_diff *d, const struct cb_diff_task *t, char *o
 
 	out[0] = '\0';
 	if (!t->time.known || !mv->known || !mv->changed || saved == 0 ||
-	    (-change < d->m.gain && -change > d->m.regression))
+	    (-change < d->v->m.gain && -change > d->v->m.regression))
 		return 0;
 	if (share > 0.5 && mv->top) {
 		snprintf(out, cap, "%s, mostly in kernels whose converts did not change (%.0f%% of the GPU time %s, most in %s)",
@@ -1472,20 +1397,20 @@ void cb_diff_text(struct cb_buf *b, const struct cb_diff *d)
 	size_t i, j, from = b->len;
 
 	cb_diff_summarize(d, &s);
-	cb_buf_addf(b, "caliber diff: campaign %s (selection %s), ", d->cs.campaign, d->cs.selection);
+	cb_buf_addf(b, "caliber diff: campaign %s (selection %s), ", d->v->cs.campaign, d->v->cs.selection);
 	put_count(b, d->n, "task");
-	if (d->by_time) {
-		const struct cb_scope sc = { 1, d->floor, d->share_ppm };
+	if (d->v->by_time) {
+		const struct cb_scope sc = { 1, d->v->floor, d->v->share_ppm };
 		char name[64];
 		cb_scope_name(&sc, name, sizeof(name));
 		cb_buf_addf(b, "\nseal: holds; scope %s (a derived run; sealed at launch floor %lld)", name,
-			    d->cs.launch_floor);
+			    d->v->cs.launch_floor);
 	} else {
-		cb_buf_addf(b, "\nseal: holds; launch floor %lld", d->floor);
+		cb_buf_addf(b, "\nseal: holds; launch floor %lld", d->v->floor);
 	}
-	if (d->derived && !d->by_time)
-		cb_buf_addf(b, " (a derived run; sealed at %lld)", d->cs.launch_floor);
-	cb_buf_addf(b, "; op %s\nwhat changed: ", d->m.topology_op);
+	if (d->v->derived && !d->v->by_time)
+		cb_buf_addf(b, " (a derived run; sealed at %lld)", d->v->cs.launch_floor);
+	cb_buf_addf(b, "; op %s\nwhat changed: ", d->v->m.topology_op);
 	put_count(b, s.tasks_lost, "task");
 	cb_buf_addf(b, " lost converts, %zu gained some: %zu removed, %zu added, in ", s.tasks_gained, s.removed,
 		    s.added);

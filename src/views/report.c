@@ -17,7 +17,6 @@
 #include "base/fsutil.h"
 #include "seal/guard.h"
 #include "base/jsonio.h"
-#include "account/reaccount.h"
 #include "seal/seal.h"
 
 /* ------------------------------------------------------------------ */
@@ -71,8 +70,6 @@ void cb_report_release(struct cb_report *rp)
 	if (rp->diff)
 		cb_diff_release(rp->diff);
 	free(rp->diff);
-	json_decref(rp->dj);
-	cb_campaign_summary_release(&rp->cs);
 	free(rp->workers);
 	free(rp->href);
 	free(rp->dhref);
@@ -261,7 +258,7 @@ static char *session_file(const char *tdir, enum cb_phase p, const char *cell, i
 static void load_timing(const struct cb_report *rp, struct cb_report_task *t)
 {
 	const json_t *cells = json_object_get(t->doc, "cells");
-	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
+	char *tdir = cb_strdupf("%s/tasks/%s", rp->v->root, t->sealed.id);
 	int o, r, k;
 
 	for (o = 0; tdir && o < CB_NORDERS; o++) {
@@ -325,7 +322,7 @@ void cb_report_fmt_identity(const struct cb_report *rp, char *aa, size_t aa_cap,
 		cb_free_aa_add(&f, &rp->t[i].sealed);
 	cb_free_aa_line(&f, line, sizeof(line));
 	snprintf(aa, aa_cap, "%s", f.known ? line : "");
-	if (json_is_true(json_object_get(rp->cs.doc, "prescreen")))
+	if (json_is_true(json_object_get(rp->v->cs.doc, "prescreen")))
 		snprintf(screen, screen_cap, "%zu of %zu tasks not timed (identical binaries)", f.screened, rp->n);
 	else
 		snprintf(screen, screen_cap, "%s", "");
@@ -376,7 +373,7 @@ static int load_compile(struct cb_report *rp, struct cb_report_task *t, const ch
 static int load_walls(struct cb_report *rp, struct cb_report_task *t, struct cb_err *err)
 {
 	const json_t *cells = json_object_get(t->doc, "cells");
-	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
+	char *tdir = cb_strdupf("%s/tasks/%s", rp->v->root, t->sealed.id);
 	long long ns = cb_json_int(t->doc, "wall_ns", -1);
 	int p, r, k;
 
@@ -415,16 +412,16 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 	size_t i;
 	int r;
 
-	rp->t = calloc(rp->cs.ntasks ? rp->cs.ntasks : 1, sizeof(*rp->t));
+	rp->t = calloc(rp->v->cs.ntasks ? rp->v->cs.ntasks : 1, sizeof(*rp->t));
 	if (!rp->t)
 		return cb_fail(err, "out of memory");
-	rp->n = rp->cs.ntasks;
+	rp->n = rp->v->cs.ntasks;
 	for (i = 0; i < rp->n; i++) {
-		const char *id = rp->cs.tasks[i].id;
+		const char *id = rp->v->cs.tasks[i].id;
 		char *p;
 		int rc;
 
-		p = cb_strdupf("%s/tasks/%s/task.json", rp->root, id);
+		p = cb_strdupf("%s/tasks/%s/task.json", rp->v->root, id);
 		if (!p)
 			return cb_fail(err, "out of memory");
 		rp->t[i].doc = cb_json_load_file(p, err);
@@ -449,31 +446,14 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 	return 0;
 }
 
-/* Open the derived run at dir (reaccount.h) and find its run root: --run
- * when given, else its run.root seen from the current directory. */
-static int load_derived(struct cb_report *rp, const char *dir, const char *run, struct cb_err *err)
-{
-	struct cb_derived_run d;
-
-	rp->derived_dir = dir;
-	if (cb_derived_open(dir, run, &d, err) < 0)
-		return -1;
-	rp->dj = d.doc;
-	rp->root = d.root;
-	rp->floor = d.floor;
-	rp->sealed_floor = d.sealed_floor;
-	return 0;
-}
-
 /* Attach each derived.json task to its sealed task, after checking that
  * the derived run comes from this very campaign. */
 static int attach_derived(struct cb_report *rp, struct cb_err *err)
 {
-	const struct cb_derived_run dr = { rp->dj, rp->root, rp->floor, rp->sealed_floor };
-	const json_t *tasks = json_object_get(rp->dj, "tasks"), *d;
+	const json_t *tasks = json_object_get(rp->v->derived, "tasks"), *d;
 	size_t i, k;
 
-	if (cb_derived_check(&dr, rp->derived_dir, &rp->cs, err) < 0)
+	if (cb_run_view_check_derived(rp->v, err) < 0)
 		return -1;
 	json_array_foreach(tasks, i, d) {
 		const json_t *dv = json_object_get(d, "derived"), *topo = json_object_get(dv, "topology");
@@ -486,11 +466,11 @@ static int attach_derived(struct cb_report *rp, struct cb_err *err)
 				t = &rp->t[k];
 		if (!t)
 			return cb_fail(err, "%s/derived.json: tasks[%zu]: task '%s' is not in the run (or listed twice)",
-				       rp->derived_dir, i, id ? id : "(none)");
+				       rp->v->derived_dir, i, id ? id : "(none)");
 		if (!v || strlen(v) != 1 || !cb_verdict_known(v[0]) || !cb_json_str(dv, "code") ||
 		    !cb_json_str(dv, "reason"))
 			return cb_fail(err, "%s/derived.json: tasks[%zu]: derived verdict, code and reason are required",
-				       rp->derived_dir, i);
+				       rp->v->derived_dir, i);
 		t->derived = 1;
 		t->dverdict = v[0];
 		t->dcode = cb_json_str(dv, "code");
@@ -507,45 +487,43 @@ static int attach_derived(struct cb_report *rp, struct cb_err *err)
 	return 0;
 }
 
-/* Check the seal of the run (cb_verify); rp->seal says what was found, in
- * words: it holds, it does not (and the first difference), or it cannot be
+/* The seal's status in words (rp->seal), from the one check the view
+ * made: it holds, it does not (and the first difference), or it cannot be
  * checked (and why). Returns 1 when it holds. */
 static int report_seal(struct cb_report *rp)
 {
-	struct cb_verify_report v;
-	struct cb_err e = CB_ERR_INIT;
-	int holds;
+	const struct cb_run_view *v = rp->v;
+	char first[1024], counts[512];
 
-	if (cb_verify(rp->root, &v, &e) < 0) {
-		/* The run is the report's subject: an unsealed one is said so
-		 * without its path. */
-		snprintf(rp->seal, sizeof(rp->seal), "cannot be checked: %s",
-			 e.code == CB_ERR_NOT_SEALED ? "not sealed (no SHA256SUMS)" : e.msg);
-		return 0;
-	}
-	holds = cb_verify_holds(&v);
-	if (holds) {
-		snprintf(rp->seal, sizeof(rp->seal), "holds (%zu files)", v.nfiles);
-	} else {
-		char first[1024], counts[512];
-		cb_verify_first(&v, first, sizeof(first));
-		cb_verify_describe(&v, counts, sizeof(counts));
+	switch (v->seal) {
+	case CB_SEAL_HOLDS:
+		snprintf(rp->seal, sizeof(rp->seal), "holds (%zu files)", v->rep.nfiles);
+		return 1;
+	case CB_SEAL_BROKEN:
+		cb_verify_first(&v->rep, first, sizeof(first));
+		cb_verify_describe(&v->rep, counts, sizeof(counts));
 		/* What SHA256SUMS itself lacks is the first difference and the
 		 * end of the counts alike: said once. */
-		if (v.nsums)
+		if (v->rep.nsums)
 			snprintf(rp->seal, sizeof(rp->seal), "does not hold: %s", first);
 		else
 			snprintf(rp->seal, sizeof(rp->seal), "does not hold: %s (%s)", first, counts);
+		return 0;
+	case CB_SEAL_UNCHECKED:
+		break;
 	}
-	cb_verify_report_release(&v);
-	return holds;
+	/* The run is the report's subject: an unsealed one is said so
+	 * without its path. */
+	snprintf(rp->seal, sizeof(rp->seal), "cannot be checked: %s",
+		 v->seal_err.code == CB_ERR_NOT_SEALED ? "not sealed (no SHA256SUMS)" : v->seal_err.msg);
+	return 0;
 }
 
 /* The thresholds the verdicts used: the campaign receipt's, else (a run
  * built by the test tools) the first task receipt's. */
 const json_t *cb_report_thresholds(const struct cb_report *rp)
 {
-	const json_t *th = json_object_get(rp->cs.doc, "thresholds");
+	const json_t *th = json_object_get(rp->v->cs.doc, "thresholds");
 
 	if (!th && rp->n)
 		th = json_object_get(rp->t[0].doc, "thresholds");
@@ -641,12 +619,12 @@ static const char *worker_unit(const json_t *w)
  * receipts do not say (runs of the test tools) or the shards differ. */
 static const char *session_unit(const struct cb_report *rp)
 {
-	const json_t *shards = json_object_get(rp->cs.doc, "shards"), *sh;
+	const json_t *shards = json_object_get(rp->v->cs.doc, "shards"), *sh;
 	const char *unit = NULL;
 	size_t i;
 
-	if (json_object_get(rp->cs.doc, "worker") || !json_array_size(shards))
-		return worker_unit(json_object_get(rp->cs.doc, "worker"));
+	if (json_object_get(rp->v->cs.doc, "worker") || !json_array_size(shards))
+		return worker_unit(json_object_get(rp->v->cs.doc, "worker"));
 	json_array_foreach(shards, i, sh) {
 		const char *u = worker_unit(json_object_get(sh, "worker"));
 		if (!u || (unit && strcmp(u, unit) != 0))
@@ -678,7 +656,7 @@ void cb_report_fmt_intervals(const struct cb_report *rp, int utf8, char *out, si
 	}
 	cb_fmt_share(cb_json_int(cb_report_thresholds(rp), "confidence_ppm", 0), conf, sizeof(conf));
 	if (!smax) {
-		snprintf(out, cap, "%s, no order timed; %lld bootstrap resamples", conf, rp->cs.resamples);
+		snprintf(out, cap, "%s, no order timed; %lld bootstrap resamples", conf, rp->v->cs.resamples);
 		return;
 	}
 	fmt_range(smin, smax, sessions, sizeof(sessions));
@@ -691,7 +669,7 @@ void cb_report_fmt_intervals(const struct cb_report *rp, int utf8, char *out, si
 	else
 		level = one ? "session" : "sessions";
 	snprintf(out, cap, "%s over %s %s %s %s repeats, %lld bootstrap resamples%s", conf, sessions, level,
-		 utf8 ? "×" : "x", repeats, rp->cs.resamples,
+		 utf8 ? "×" : "x", repeats, rp->v->cs.resamples,
 		 unit && strcmp(unit, "worker-process") != 0 ? " (the process is not sampled)" : "");
 }
 
@@ -772,18 +750,18 @@ static char *rel_path(const char *from, const char *to)
  * folder the report is written to, or to the current one for stdout. */
 static int make_hrefs(struct cb_report *rp, const char *output, struct cb_err *err)
 {
-	const struct cb_guard g = { "-o", rp->root, "a sealed run is never written to" };
+	const struct cb_guard g = { "-o", rp->v->root, "a sealed run is never written to" };
 	char *out = NULL, *root = NULL, *droot = NULL, *slash;
 	int rc = -1;
 
 	if (output && cb_guard_check(&g, output, err) < 0)
 		return -1;
 	out = cb_resolve(output ? output : "./report");
-	root = cb_resolve(rp->root);
-	droot = rp->derived_dir ? cb_resolve(rp->derived_dir) : NULL;
-	if (!out || !root || (rp->derived_dir && !droot)) {
-		cb_fail(err, "%s: cannot be resolved: %s", !out ? (output ? output : "./report") : !root ? rp->root
-			: rp->derived_dir, strerror(errno));
+	root = cb_resolve(rp->v->root);
+	droot = rp->v->derived_dir ? cb_resolve(rp->v->derived_dir) : NULL;
+	if (!out || !root || (rp->v->derived_dir && !droot)) {
+		cb_fail(err, "%s: cannot be resolved: %s", !out ? (output ? output : "./report") : !root ? rp->v->root
+			: rp->v->derived_dir, strerror(errno));
 		goto out;
 	}
 	slash = strrchr(out, '/');
@@ -818,16 +796,16 @@ static int cmp_task(const void *x, const void *y)
 	return strcmp(a->sealed.id, b->sealed.id);
 }
 
-/* The run's diff (diff.h) into rp, each task pointing at its own; the
- * diff checks the seal again, which has just been found to hold. */
-static int attach_diff(struct cb_report *rp, const char *dir, const char *run, struct cb_err *err)
+/* The run's diff (diff.h) into rp, each task pointing at its own, from
+ * the view's one verify and its counts: nothing is hashed again. */
+static int attach_diff(struct cb_report *rp, struct cb_err *err)
 {
 	size_t i, k;
 
 	rp->diff = calloc(1, sizeof(*rp->diff));
 	if (!rp->diff)
 		return cb_fail(err, "out of memory");
-	if (cb_diff_load(rp->diff, dir, run, NULL, err) < 0)
+	if (cb_diff_load(rp->diff, rp->v, NULL, err) < 0)
 		return cb_prefix(err, "diff");
 	for (i = 0; i < rp->n; i++)
 		for (k = 0; k < rp->diff->n; k++)
@@ -841,7 +819,7 @@ static int attach_diff(struct cb_report *rp, const char *dir, const char *run, s
  * does not record it (made before confinement, merged) has none. */
 static int load_workers(struct cb_report *rp, struct cb_err *err)
 {
-	char *path = cb_path_join(rp->root, "run.json");
+	char *path = cb_path_join(rp->v->root, "run.json");
 	json_t *j = NULL, *inv;
 	struct cb_buf b = CB_BUF_INIT;
 	size_t i;
@@ -849,7 +827,7 @@ static int load_workers(struct cb_report *rp, struct cb_err *err)
 
 	if (!path)
 		return cb_fail(err, "out of memory");
-	if (cb_report_has_file(rp->root, "run.json") && !(j = cb_json_load_file(path, err)))
+	if (cb_report_has_file(rp->v->root, "run.json") && !(j = cb_json_load_file(path, err)))
 		rc = -1;
 	json_array_foreach(json_object_get(j, "invocations"), i, inv) {
 		const char *how = json_string_value(json_object_get(inv, "workers"));
@@ -864,35 +842,24 @@ static int load_workers(struct cb_report *rp, struct cb_err *err)
 	return rc;
 }
 
-int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output, int gate,
+int cb_report_load(struct cb_report *rp, const struct cb_run_view *v, const char *output, int gate,
 		   struct cb_err *err)
 {
-	char *path;
-	int rc, holds;
+	int holds;
 
 	memset(rp, 0, sizeof(*rp));
-	if (!cb_is_dir(dir))
-		return cb_fail(err, "%s: not a directory", dir);
-	if (cb_report_has_file(dir, "derived.json")) {
-		if (load_derived(rp, dir, run, err) < 0)
-			return -1;
-	} else if (!cb_report_has_file(dir, "campaign.json")) {
-		return cb_fail(err, "%s: neither a run root (no campaign.json) nor a derived run (no derived.json)", dir);
-	} else {
-		rp->root = dir;
-	}
+	rp->v = v;
 	holds = report_seal(rp);
 	if (gate && !holds)
 		return 0;
-	path = cb_path_join(rp->root, "campaign.json");
-	if (!path)
-		return cb_fail(err, "out of memory");
-	rc = cb_campaign_summary_load(path, &rp->cs, err);
-	free(path);
-	if (rc < 0 || load_workers(rp, err) < 0 || load_tasks(rp, err) < 0 || (rp->dj && attach_derived(rp, err) < 0) ||
+	if (!v->have_cs) {
+		*err = v->load_err;
+		return -1;
+	}
+	if (load_workers(rp, err) < 0 || load_tasks(rp, err) < 0 || (v->derived && attach_derived(rp, err) < 0) ||
 	    make_hrefs(rp, output, err) < 0)
 		return -1;
 	if (rp->n)
 		qsort(rp->t, rp->n, sizeof(*rp->t), cmp_task);
-	return holds && attach_diff(rp, dir, run, err) < 0 ? -1 : holds;
+	return holds && attach_diff(rp, err) < 0 ? -1 : holds;
 }

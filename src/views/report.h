@@ -7,8 +7,8 @@
  * Everything shown comes from the receipts and the files the worker left;
  * the report adds nothing but sample medians and layout, and never the time
  * or a path of the machine it runs on, so the same run gives the same bytes.
- * The seal is checked again (cb_verify) and its status stated, never
- * assumed: a report of a run whose seal does not hold says so first. */
+ * The seal is checked once, when the run is opened (runview.h), and its
+ * status stated, never assumed: a report of a run whose seal does not hold says so first. */
 #ifndef CB_REPORT_H
 #define CB_REPORT_H
 
@@ -21,6 +21,7 @@
 #include "diff.h"
 #include "campaign/matrix.h"
 #include "account/receipt.h"
+#include "account/runview.h"
 
 /* The clocks of one timed cell in one order, over its sessions' rows:
  * the SM clock's range while they ran, and how they were paced. */
@@ -70,11 +71,7 @@ struct cb_report_task {
 
 /* Everything a report is written from; zeroed is empty. */
 struct cb_report {
-	const char *root;               /* the run root, as the files are opened */
-	const char *derived_dir;        /* NULL for a sealed run */
-	json_t *dj;                     /* derived.json */
-	long long floor, sealed_floor;  /* derived run: new and sealed launch floor */
-	struct cb_campaign_summary cs;
+	const struct cb_run_view *v;    /* the run, borrowed (runview.h): root, derived run, receipts, seal */
 	struct cb_report_task *t;
 	size_t n;
 	char seal[CB_ERR_MAX + 64];     /* the seal's status in words: room for a whole error */
@@ -86,19 +83,19 @@ struct cb_report {
 	                                   invocations ran them, joined by "; then "; NULL: not recorded */
 };
 
-/* Load the run root or derived run at dir into rp (zeroed first): the
- * campaign receipt, every task receipt, derived.json and its run (run, when
- * given, names the run root of a derived run), the links to the receipts as
- * seen from output (the file the report goes to, or NULL for stdout), the
- * seal's status (rp->seal), which is checked before any receipt of the run
- * is read, and, when it holds, the run's diff. With gate (a --fail-on is
- * asked for), a seal that does not hold ends the load there: a gate reads
- * nothing a broken seal may have changed, so a receipt that can no longer
- * be parsed fails it as a broken seal, not as bad JSON. Tasks are sorted by
- * verdict (G, C, B, R, K, X, the shown verdict) and then by effect,
- * largest first. Returns 1 when the seal holds, 0 when it does not or
- * cannot be checked, -1 with err filled when the run cannot be read. */
-int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output, int gate,
+/* Load the run v opened (runview.h: a run root, or a derived run with its
+ * run root) into rp (zeroed first; v is borrowed and must outlive rp):
+ * every task receipt, derived.json's verdicts, the links to the receipts
+ * as seen from output (the file the report goes to, or NULL for stdout),
+ * the seal's status in words (rp->seal), from the view's one verify, and,
+ * when it holds, the run's diff, from that same verify. With gate (a
+ * --fail-on is asked for), a seal that does not hold ends the load there:
+ * a gate reads nothing a broken seal may have changed, so a receipt that
+ * can no longer be parsed fails it as a broken seal, not as bad JSON. Tasks
+ * are sorted by verdict (G, C, B, R, K, X, the shown verdict) and then by
+ * effect, largest first. Returns 1 when the seal holds, 0 when it does not
+ * or cannot be checked, -1 with err filled when the run cannot be read. */
+int cb_report_load(struct cb_report *rp, const struct cb_run_view *v, const char *output, int gate,
 		   struct cb_err *err);
 void cb_report_release(struct cb_report *rp);
 

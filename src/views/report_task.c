@@ -155,7 +155,7 @@ static void h_order_rows(struct cb_buf *b, const struct cb_report *rp, const str
 		for (k = 1;; k++) {
 			char *cdir = cb_session_dir("", o ? CB_PH_ROUND_B : CB_PH_ROUND_A, names[r], k);
 			char *rel = cdir ? cb_strdupf("tasks/%s%s/timing.jsonl", t->sealed.id, cdir) : NULL;
-			char *p = rel ? cb_path_join(rp->root, rel) : NULL;
+			char *p = rel ? cb_path_join(rp->v->root, rel) : NULL;
 			struct cb_err e;
 			json_t *more = NULL;
 
@@ -341,7 +341,7 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 	const json_t *cells = json_object_get(t->doc, "cells"), *topo = json_object_get(t->doc, "topology");
 	const json_t *orders = json_object_get(t->doc, "orders");
 	const char *names[CB_NROLES];
-	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
+	char *tdir = cb_strdupf("%s/tasks/%s", rp->v->root, t->sealed.id);
 	char *thref = cb_strdupf("%s/tasks/%s", rp->href, t->sealed.id);
 	int r, o, screen = 0;
 	size_t p;
@@ -374,7 +374,7 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 		cb_html_esc(b, t->sealed.code);
 		cb_buf_adds(b, " — ");
 		cb_html_esc(b, t->sealed.reason);
-		cb_buf_addf(b, "<br>Derived at floor %lld: ", rp->floor);
+		cb_buf_addf(b, "<br>Derived at floor %lld: ", rp->v->floor);
 		cb_html_badge(b, t->dverdict);
 		cb_buf_adds(b, " ");
 		cb_html_esc(b, t->dcode);
@@ -395,9 +395,9 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 	if (screen)
 		cb_buf_adds(b, "<th scope=\"col\">screen (--prescreen)</th>");
 	cb_buf_addf(b, "<th scope=\"col\">topology (scoped / total, floor %lld)</th><th scope=\"col\">excluded variants (launches &le; floor)</th>",
-		    rp->cs.launch_floor);
+		    rp->v->cs.launch_floor);
 	if (t->derived)
-		cb_buf_addf(b, "<th scope=\"col\">topology at floor %lld</th><th scope=\"col\">excluded at floor %lld</th>", rp->floor, rp->floor);
+		cb_buf_addf(b, "<th scope=\"col\">topology at floor %lld</th><th scope=\"col\">excluded at floor %lld</th>", rp->v->floor, rp->v->floor);
 	cb_buf_adds(b, "</tr>\n");
 	for (r = 0; r < CB_NROLES; r++) {
 		const char *role = cb_role_name((enum cb_role)r);

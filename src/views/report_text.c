@@ -305,15 +305,15 @@ static void put_summary_lines(struct cb_buf *b, const struct cb_report *rp, int 
 		put_text(b, rp->workers, md);
 	}
 	cb_buf_addf(b, "\n%slaunch floor %lld; thresholds: gain %s, regression %s, confidence %s\n", item,
-		    rp->cs.launch_floor, gain, reg, conf);
-	if (rp->derived_dir) {
-		const json_t *eq = json_object_get(rp->dj, "equivalence");
+		    rp->v->cs.launch_floor, gain, reg, conf);
+	if (rp->v->derived_dir) {
+		const json_t *eq = json_object_get(rp->v->derived, "equivalence");
 		cb_buf_addf(b, "%sderived run: floor %lld (sealed at floor %lld); equivalence %s at floor %lld\n"
 			       "%s%lld of %zu tasks changed verdict; a change reads sealed%sderived\n",
-			    item, rp->floor, rp->sealed_floor,
+			    item, rp->v->floor, rp->v->sealed_floor,
 			    json_is_true(json_object_get(eq, "holds")) ? "holds" : "does not hold",
-			    (long long)cb_json_int(eq, "checked_at_floor", rp->sealed_floor), item,
-			    (long long)cb_json_int(rp->dj, "changed", 0), rp->n, md ? " → " : "->");
+			    (long long)cb_json_int(eq, "checked_at_floor", rp->v->sealed_floor), item,
+			    (long long)cb_json_int(rp->v->derived, "changed", 0), rp->n, md ? " → " : "->");
 		cb_buf_addf(b, "%sverdicts, sealed: ", item);
 		put_counts(b, rp, 1, md);
 		cb_buf_addf(b, "\n%sverdicts, derived: ", item);
@@ -336,7 +336,7 @@ static void put_reasons(struct cb_buf *b, const struct cb_report *rp, int md)
 {
 	size_t i, shown = 0;
 
-	for (i = 0; rp->derived_dir && i < rp->n; i++) {
+	for (i = 0; rp->v->derived_dir && i < rp->n; i++) {
 		const struct cb_report_task *t = &rp->t[i];
 		char topo[160];
 
@@ -345,7 +345,7 @@ static void put_reasons(struct cb_buf *b, const struct cb_report *rp, int md)
 		if (!shown++)
 			cb_buf_addf(b, md ? "\n**Changed at floor %lld** (sealed at %lld):\n\n"
 					  : "\nchanged at floor %lld (sealed at %lld):\n",
-				    rp->floor, rp->sealed_floor);
+				    rp->v->floor, rp->v->sealed_floor);
 		cb_report_fmt_topology_col(t, md, topo, sizeof(topo));
 		if (md) {
 			cb_buf_addf(b, "- %s: **%c** → **%c**, topology %s: ", t->sealed.id, t->sealed.verdict,
@@ -507,7 +507,7 @@ static void put_where(struct cb_buf *b, const struct cb_report *rp, int md)
 		if (!shown++)
 			cb_buf_addf(b, md ? "\n**Where the converts went** (`caliber diff`; kernels launched more than %lld time%s)\n\n"
 					  : "\nwhere the converts went (caliber diff; kernels launched more than %lld time%s):\n",
-				    rp->diff->floor, rp->diff->floor == 1 ? "" : "s");
+				    rp->diff->v->floor, rp->diff->v->floor == 1 ? "" : "s");
 		for (j = 0; j < t->nk; j++) {
 			const struct cb_diff_kernel *kn = &t->k[j];
 			if (!kn->removed && !kn->added)
@@ -765,8 +765,8 @@ static void render_text(struct cb_buf *b, const struct cb_report *rp, struct row
 {
 	size_t at = b->len;
 
-	cb_buf_addf(b, "caliber report: campaign %s (selection %s), %zu tasks\n", rp->cs.campaign,
-		    rp->cs.selection, rp->n);
+	cb_buf_addf(b, "caliber report: campaign %s (selection %s), %zu tasks\n", rp->v->cs.campaign,
+		    rp->v->cs.selection, rp->n);
 	put_summary_lines(b, rp, 0);
 	cb_buf_adds(b, "\n");
 	put_table_text(b, rp, rows);
@@ -785,8 +785,8 @@ static void render_md(struct cb_buf *b, const struct cb_report *rp, struct row *
 	size_t ncol = NCOL_MAX, i, c;
 
 	table_rows_md(rp, rows);
-	cb_buf_addf(b, "### caliber report: `%s` (selection %s, %zu tasks)\n\n", rp->cs.campaign,
-		    rp->cs.selection, rp->n);
+	cb_buf_addf(b, "### caliber report: `%s` (selection %s, %zu tasks)\n\n", rp->v->cs.campaign,
+		    rp->v->cs.selection, rp->n);
 	put_summary_lines(b, rp, 1);
 	cb_buf_adds(b, "\n|");
 	for (c = 0; c < ncol; c++)
