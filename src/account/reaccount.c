@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/runroot.h"
 #include "evidence.h"
 #include "base/fsutil.h"
 #include "seal/guard.h"
@@ -140,7 +141,7 @@ static int check_cell_receipt(const char *path, struct cb_err *err)
  * in the order of the names of its cell folders. */
 static int check_cell_receipts(const char *tdir, struct cb_err *err)
 {
-	char *cells = cb_path_join(tdir, "cells"), **names = NULL;
+	char *cells = cb_path_join(tdir, CB_RUN_CELLS), **names = NULL;
 	size_t n = 0, k;
 	int rc = 0;
 
@@ -149,7 +150,7 @@ static int check_cell_receipts(const char *tdir, struct cb_err *err)
 	if (cb_is_dir(cells) && cb_list_dir(cells, &names, &n, err) < 0)
 		rc = -1;
 	for (k = 0; k < n && rc == 0; k++) {
-		char *path = cb_strdupf("%s/%s/cell.json", cells, names[k]);
+		char *path = cb_strdupf("%s/%s/" CB_RUN_CELL, cells, names[k]);
 		if (!path)
 			rc = cb_fail(err, "out of memory");
 		else if (cb_exists(path))
@@ -170,8 +171,8 @@ static void account_task(const struct account_job *job, size_t i)
 	struct cb_task_pair *pair = &job->pairs[i];
 	struct cb_task_account acc;
 	struct cb_task_result again;
-	char *tdir = cb_strdupf("%s/tasks/%s", job->run, cs->tasks[i].id);
-	char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
+	char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", job->run, cs->tasks[i].id);
+	char *tjson = tdir ? cb_path_join(tdir, CB_RUN_TASK) : NULL;
 	int bad;
 
 	pair->failed = 1;
@@ -395,7 +396,7 @@ int cb_reaccount(const struct cb_run_view *v, const char *output, const struct c
 int cb_reaccount_write(const struct cb_reaccount *ra, const char *output, struct cb_err *err)
 {
 	const struct cb_guard g = { "--output", NULL, NULL };
-	char *path = cb_path_join(output, "derived.json");
+	char *path = cb_path_join(output, CB_RUN_DERIVED);
 	int rc = path && cb_guard_mkdir(&g, output, 0777, err) == 0 && cb_receipt_write(path, ra->doc, err) == 0 &&
 		 cb_write_verdict_matrix(output, ra->derived, ra->ntasks, err) == 0 ? 0 : -1;
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/runroot.h"
 #include "cmd.h"
 #include "base/fsutil.h"
 #include "seal/guard.h"
@@ -209,10 +210,10 @@ static int on_gpu(const char *triton, const char *gpu, const char *out_dir, cons
 	       triton, out_dir);
 	tpl = cb_path_join(cb_home(), TEMPLATE);
 	ops = cb_path_join(cb_home(), "ops");
-	mpath = cb_path_join(out_dir, "manifest.json");
+	mpath = cb_path_join(out_dir, CB_RUN_MANIFEST);
 	frozen = cb_path_join(out_dir, "frozen");
-	fm = cb_path_join(out_dir, "frozen/demo-h200-canary/manifest.json");
-	fx = cb_path_join(out_dir, "frozen/demo-h200-canary/task-matrix.json");
+	fm = cb_path_join(out_dir, "frozen/demo-h200-canary/" CB_RUN_MANIFEST);
+	fx = cb_path_join(out_dir, "frozen/demo-h200-canary/" CB_RUN_MATRIX);
 	run = cb_path_join(out_dir, "run-canary");
 	if (!tpl || !mpath || !frozen || !fm || !fx || !run || !ops) {
 		cb_fail(err, "out of memory");

@@ -3,6 +3,7 @@
  * (reaccount.h), written outside it. */
 #include <stdio.h>
 
+#include "base/runroot.h"
 #include "cmd.h"
 #include "opts.h"
 #include "account/reaccount.h"
@@ -104,7 +105,7 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	}
 	if (cb_reaccount_write(&ra, output, err) < 0)
 		goto out;
-	printf("reaccount: %s: %zu of %zu tasks changed verdict; wrote %s/derived.json, matrix.csv, matrix.md\n",
+	printf("reaccount: %s: %zu of %zu tasks changed verdict; wrote %s/" CB_RUN_DERIVED ", " CB_RUN_MATRIX_CSV ", " CB_RUN_MATRIX_MD "\n",
 	       name, ra.changed, ra.ntasks, output);
 	rc = CB_EXIT_OK;
 out:

@@ -42,7 +42,7 @@ static long long ppm_saturated(double x)
  * order, the A/A band's farthest edge from zero. */
 static int load_task(const char *root, const char *id, int k, struct cb_compare_task *t, struct cb_err *err)
 {
-	char *p = cb_strdupf("%s/tasks/%s/task.json", root, id);
+	char *p = cb_strdupf("%s/" CB_RUN_TASKS "/%s/" CB_RUN_TASK, root, id);
 	json_t *doc = p ? cb_json_load_file(p, err) : NULL;
 	int o, rc;
 

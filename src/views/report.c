@@ -17,6 +17,8 @@
 #include "base/fsutil.h"
 #include "seal/guard.h"
 #include "base/jsonio.h"
+#include "base/runroot.h"
+#include "account/stats.h"
 #include "seal/seal.h"
 
 /* ------------------------------------------------------------------ */
@@ -52,18 +54,25 @@ const struct cb_report_task *cb_report_task_at(const struct cb_report *rp, size_
 /* Free what the report holds and zero it. */
 void cb_report_release(struct cb_report *rp)
 {
-	size_t i;
-
-	size_t k;
-	int o;
+	size_t i, k;
+	int o, r;
 
 	for (i = 0; rp->t && i < rp->n; i++) {
 		cb_task_result_release(&rp->t[i].sealed);
 		json_decref(rp->t[i].doc);
 		for (o = 0; o < CB_NORDERS; o++) {
-			for (k = 0; k < rp->t[i].nrows[o]; k++)
+			for (k = 0; k < rp->t[i].nrows[o]; k++) {
 				free(rp->t[i].rows[o][k].label);
+				for (r = 0; r < CB_NROLES; r++)
+					free(rp->t[i].rows[o][k].cell[r].samples);
+			}
 			free(rp->t[i].rows[o]);
+			for (r = 0; r < CB_NROLES; r++) {
+				for (k = 0; k < rp->t[i].clocks[o][r].sessions; k++)
+					cb_timing_release(&rp->t[i].timing[o][r][k]);
+				free(rp->t[i].timing[o][r]);
+				free(rp->t[i].timing_error[o][r]);
+			}
 		}
 	}
 	free(rp->t);
@@ -82,63 +91,23 @@ int cb_report_has_file(const char *dir, const char *name)
 	return cb_exists_in(dir, name);
 }
 
-/* Every line of a JSON Lines file as an array of objects (a new
- * reference); name is used in errors. NULL with err filled when the file
- * cannot be read or a line is not an object. */
-json_t *cb_report_load_jsonl(const char *path, const char *name, struct cb_err *err)
-{
-	char *buf, *p, *end;
-	size_t len, line = 1;
-	json_t *arr;
-
-	if (cb_read_file(path, &buf, &len, err) < 0)
-		return NULL;
-	arr = json_array();
-	for (p = buf, end = buf + len; p < end; line++) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char where[512];
-		json_t *j;
-
-		snprintf(where, sizeof(where), "%s:%zu", name, line);
-		j = n ? cb_json_load_buf(p, n, where, err) : NULL;
-		if (n && (!j || !json_is_object(j))) {
-			if (j)
-				cb_fail(err, "%s: not a JSON object", where);
-			json_decref(j);
-			json_decref(arr);
-			free(buf);
-			return NULL;
-		}
-		if (j)
-			json_array_append_new(arr, j);
-		p += n + 1;
-	}
-	free(buf);
-	return arr;
-}
-
 /* Fold one timing row's clocks into c: the SM clock sampled while it ran
  * (runs before sessions recorded it only before and after the row), and
- * whether it ran throttled. */
-static void fold_clocks(struct cb_report_clocks *c, const json_t *row)
+ * how it was paced. */
+static void fold_clocks(struct cb_report_clocks *c, const struct cb_timing_row *row)
 {
-	const json_t *clk = json_object_get(row, "clocks"), *d = json_object_get(clk, "during");
-	const json_t *th = json_object_get(row, "throttle"), *v;
-	long long lo = cb_json_int(d, "sm_min_mhz", -1), hi = cb_json_int(d, "sm_max_mhz", -1);
-	size_t i;
+	const struct cb_timing_clocks *k = &row->clocks;
+	long long lo = k->sm_min, hi = k->sm_max;
 
-	if (!d || lo < 0) {
-		long long x = cb_json_int(json_object_get(clk, "before"), "sm_mhz", -1);
-		long long y = cb_json_int(json_object_get(clk, "after"), "sm_mhz", -1);
+	if (!k->during || lo < 0) {
+		long long x = k->sm_before, y = k->sm_after;
 		lo = x >= 0 && (y < 0 || x < y) ? x : y;
 		hi = x > y ? x : y;
 	}
 	c->rows++;
-	c->throttled += json_is_true(json_object_get(th, "throttled"));
-	c->retried += cb_json_int(th, "attempts", 1) > 1;
-	json_array_foreach(json_object_get(th, "rested_ms"), i, v)
-		c->rested_ms += json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+	c->throttled += row->throttled != 0;
+	c->retried += row->attempts > 1;
+	c->rested_ms += row->rested_ms;
 	if (lo < 0)
 		return;
 	if (!c->known || lo < c->sm_min)
@@ -148,84 +117,82 @@ static void fold_clocks(struct cb_report_clocks *c, const json_t *row)
 	c->known = 1;
 }
 
-/* qsort order of long long. */
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of the samples of every entry of rows whose key is key, or
- * -1 when there are none. */
-static double pooled_median(const json_t *rows, const char *key)
-{
-	const json_t *row, *v;
-	long long *s = NULL, *grown;
-	size_t i, k, n = 0, cap = 0;
-	double med;
-
-	json_array_foreach(rows, i, row) {
-		if (!cb_json_str(row, "row") || strcmp(cb_json_str(row, "row"), key) != 0)
-			continue;
-		json_array_foreach(json_object_get(row, "samples_ns"), k, v) {
-			if (!json_is_integer(v))
-				continue;
-			if (n == cap) {
-				if (!(grown = realloc(s, (cap = cap ? 2 * cap : 64) * sizeof(*s))))
-					break;
-				s = grown;
-			}
-			s[n++] = (long long)json_integer_value(v);
-		}
-	}
-	if (!n) {
-		free(s);
-		return -1;
-	}
-	qsort(s, n, sizeof(*s), cmp_ll);
-	med = n % 2 ? (double)s[n / 2] : ((double)s[n / 2 - 1] + (double)s[n / 2]) / 2.0;
-	free(s);
-	return med;
-}
-
 /* The label of a timing row: its shape, else its key after the last '|'. */
-static char *row_label(const json_t *row)
+static char *row_label(const struct cb_timing_row *row)
 {
-	const char *shape = cb_json_str(row, "shape"), *key = cb_json_str(row, "row"), *bar;
+	const char *bar = strrchr(row->row, '|');
 
-	if (shape && *shape)
-		return strdup(shape);
-	bar = key ? strrchr(key, '|') : NULL;
-	return strdup(bar && bar[1] ? bar + 1 : key ? key : "?");
+	if (row->shape && *row->shape)
+		return strdup(row->shape);
+	return strdup(bar && bar[1] ? bar + 1 : row->row);
 }
 
-/* The rows of order o of task t from the cells' pooled timing rows: the
- * baseline's keys in their first order, with each cell's median. */
-static void fold_rows(struct cb_report_task *t, int o, json_t *const pooled[CB_NROLES])
+/* Pool the samples of row key over the sessions of one cell into c, with
+ * their median (-1: no session holds the row). */
+static int pool_cell(struct cb_report_cell_row *c, const struct cb_timing *ts, size_t nts, const char *key)
 {
-	const json_t *row;
-	size_t i, k;
+	size_t j, k;
+
+	c->median_ns = -1;
+	for (j = 0; j < nts; j++)
+		for (k = 0; k < ts[j].n; k++) {
+			const struct cb_timing_row *row = &ts[j].rows[k];
+			int64_t *grown;
+
+			if (strcmp(row->row, key) != 0)
+				continue;
+			if (!(grown = realloc(c->samples, (c->n + row->n) * sizeof(*grown))))
+				return -1;
+			c->samples = grown;
+			memcpy(c->samples + c->n, row->samples, row->n * sizeof(*grown));
+			c->n += row->n;
+			c->sessions++;
+			if (!c->first)
+				c->first = row;
+		}
+	if (c->n)
+		c->median_ns = cb_median_i64(c->samples, c->n);
+	return 0;
+}
+
+/* The rows of order o of task t: the keys of the first cell timed
+ * (baseline, candidate, control), each once in its first order, with
+ * every cell's samples pooled. */
+static int fold_rows(struct cb_report_task *t, int o)
+{
+	static const int keys_of[] = { CB_ROLE_BASELINE, CB_ROLE_CANDIDATE, CB_ROLE_CONTROL };
+	const struct cb_timing *ts = NULL;
+	size_t i, j, k, nts = 0, cap = 0;
 	int r;
 
-	t->rows[o] = calloc(json_array_size(pooled[CB_ROLE_BASELINE]) + 1, sizeof(*t->rows[o]));
-	json_array_foreach(pooled[CB_ROLE_BASELINE], i, row) {
-		const char *key = cb_json_str(row, "row");
-		struct cb_report_row *out;
-		int seen = 0;
-
-		for (k = 0; t->rows[o] && key && k < i; k++)
-			seen |= cb_json_str(json_array_get(pooled[CB_ROLE_BASELINE], k), "row") &&
-				strcmp(cb_json_str(json_array_get(pooled[CB_ROLE_BASELINE], k), "row"), key) == 0;
-		if (!t->rows[o] || !key || seen)
-			continue;
-		out = &t->rows[o][t->nrows[o]];
-		if (!(out->label = row_label(row)))
-			continue;
-		for (r = 0; r < CB_NROLES; r++)
-			out->median_ns[r] = pooled_median(pooled[r], key);
-		t->nrows[o]++;
+	for (i = 0; i < 3 && !nts; i++) {
+		ts = t->timing[o][keys_of[i]];
+		nts = t->clocks[o][keys_of[i]].sessions;
 	}
+	for (j = 0; j < nts; j++)
+		cap += ts[j].n;
+	if (!(t->rows[o] = calloc(cap + 1, sizeof(*t->rows[o]))))
+		return -1;
+	for (j = 0; j < nts; j++)
+		for (k = 0; k < ts[j].n; k++) {
+			const struct cb_timing_row *row = &ts[j].rows[k];
+			struct cb_report_row *out;
+			int seen = 0;
+
+			for (i = 0; i < t->nrows[o]; i++)
+				seen |= strcmp(t->rows[o][i].key, row->row) == 0;
+			if (seen)
+				continue;   /* a later session's entry of a row already pooled */
+			out = &t->rows[o][t->nrows[o]++];
+			out->key = row->row;
+			if (!(out->label = row_label(row)))
+				return -1;
+			for (r = 0; r < CB_NROLES; r++)
+				if (pool_cell(&out->cell[r], t->timing[o][r], t->clocks[o][r].sessions, row->row) < 0)
+					return -1;
+		}
+	t->ntimes[o] = t->clocks[o][CB_ROLE_BASELINE].sessions ? t->nrows[o] : 0;
+	return 0;
 }
 
 /* Note that a row of a timed order had n samples in one session. */
@@ -251,49 +218,80 @@ static char *session_file(const char *tdir, enum cb_phase p, const char *cell, i
 	return path;
 }
 
-/* The clocks of task t's timed cells, per order and role, and each row's
- * median per cell, from every session's timing.jsonl; a file that cannot
- * be read is passed over (the seal and the receipts say what is wrong with
- * a run). */
-static void load_timing(const struct cb_report *rp, struct cb_report_task *t)
+/* Read session k of cell name's round (order o) of task t into the next
+ * place of t->timing[o][r]: 1 when read, 0 when there is no such session,
+ * -1 (err) when it is there and cannot be read. Errors name the file from
+ * the run root, never a path of this machine. */
+static int load_session(const struct cb_report *rp, struct cb_report_task *t, int o, int r, const char *name, int k,
+			struct cb_err *err)
+{
+	char *cdir = cb_session_dir("", o ? CB_PH_ROUND_B : CB_PH_ROUND_A, name, k);
+	char *rel = cdir ? cb_strdupf(CB_RUN_TASKS "/%s%s/" CB_RUN_TIMING, t->sealed.id, cdir) : NULL;
+	char *path = rel ? cb_path_join(rp->v->root, rel) : NULL, *data = NULL;
+	struct cb_timing *grown;
+	size_t len, n = t->clocks[o][r].sessions;
+	int rc = -1;
+
+	if (!path) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	if (!cb_exists(path))
+		goto out;
+	rc = -1;
+	if (!(grown = realloc(t->timing[o][r], (n + 1) * sizeof(*grown)))) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	t->timing[o][r] = grown;
+	if (cb_read_file(path, &data, &len, err) < 0 || cb_timing_parse(data, len, rel, &grown[n], err) < 0)
+		goto out;
+	t->clocks[o][r].sessions++;
+	rc = 1;
+out:
+	free(cdir);
+	free(rel);
+	free(path);
+	free(data);
+	return rc;
+}
+
+/* Every session's timing.jsonl of task t's timed cells, per order and
+ * role (timing.h), their clocks and pacing, and the rows with each cell's
+ * samples pooled. A file that cannot be read ends its cell's sessions and
+ * is shown as such (t->timing_error): the seal and the receipts say what is
+ * wrong with a run. */
+static int load_timing(const struct cb_report *rp, struct cb_report_task *t, struct cb_err *err)
 {
 	const json_t *cells = json_object_get(t->doc, "cells");
-	char *tdir = cb_strdupf("%s/tasks/%s", rp->v->root, t->sealed.id);
-	int o, r, k;
+	size_t j, i;
+	int o, r, k, rc = 0;
 
-	for (o = 0; tdir && o < CB_NORDERS; o++) {
-		json_t *pooled[CB_NROLES];
-
+	for (o = 0; o < CB_NORDERS; o++) {
 		for (r = 0; r < CB_NROLES; r++) {
-			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
-			struct cb_report_clocks *c = &t->clocks[o][r];
+			const char *n = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
+			const char *name = n && cb_is_ident(n) ? n : cb_role_name((enum cb_role)r);
+			struct cb_err e = CB_ERR_INIT;
 
-			pooled[r] = json_array();
-			for (k = 1; name; k++) {
-				char *path = session_file(tdir, o ? CB_PH_ROUND_B : CB_PH_ROUND_A, name, k, "timing.jsonl");
-				struct cb_err e;
-				json_t *rows = path ? cb_report_load_jsonl(path, path, &e) : NULL;
-				const json_t *row;
-				size_t i;
-
-				free(path);
-				if (!rows)
-					break;
-				c->sessions++;
-				json_array_foreach(rows, i, row) {
-					fold_clocks(c, row);
-					if (t->sealed.present[o])
-						fold_repeats(t, json_array_size(json_object_get(row, "samples_ns")));
-				}
-				json_array_extend(pooled[r], rows);
-				json_decref(rows);
+			for (k = 1; name && (rc = load_session(rp, t, o, r, name, k, &e)) > 0; k++)
+				t->timing_seen[o][r] = 1;
+			if (name && rc < 0) {
+				t->timing_seen[o][r] |= k == 1;
+				if (!(t->timing_error[o][r] = strdup(e.msg)))
+					return cb_fail(err, "out of memory");
 			}
+			for (j = 0; j < t->clocks[o][r].sessions; j++)
+				for (i = 0; i < t->timing[o][r][j].n; i++) {
+					fold_clocks(&t->clocks[o][r], &t->timing[o][r][j].rows[i]);
+					if (t->sealed.present[o])
+						fold_repeats(t, t->timing[o][r][j].rows[i].n);
+				}
 		}
-		fold_rows(t, o, pooled);
-		for (r = 0; r < CB_NROLES; r++)
-			json_decref(pooled[r]);
+		if (fold_rows(t, o) < 0)
+			return cb_fail(err, "out of memory");
 	}
-	free(tdir);
+	return 0;
 }
 
 /* The task's effect: the geometric mean over its timed orders of
@@ -373,7 +371,7 @@ static int load_compile(struct cb_report *rp, struct cb_report_task *t, const ch
 static int load_walls(struct cb_report *rp, struct cb_report_task *t, struct cb_err *err)
 {
 	const json_t *cells = json_object_get(t->doc, "cells");
-	char *tdir = cb_strdupf("%s/tasks/%s", rp->v->root, t->sealed.id);
+	char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", rp->v->root, t->sealed.id);
 	long long ns = cb_json_int(t->doc, "wall_ns", -1);
 	int p, r, k;
 
@@ -383,7 +381,7 @@ static int load_walls(struct cb_report *rp, struct cb_report_task *t, struct cb_
 			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
 
 			for (k = 1; name && cb_is_ident(name); k++) {
-				char *path = session_file(tdir, (enum cb_phase)p, name, k, "cell.json");
+				char *path = session_file(tdir, (enum cb_phase)p, name, k, CB_RUN_CELL);
 				struct cb_err e;
 				json_t *cell = path ? cb_json_load_file(path, &e) : NULL;
 
@@ -421,7 +419,7 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 		char *p;
 		int rc;
 
-		p = cb_strdupf("%s/tasks/%s/task.json", rp->v->root, id);
+		p = cb_strdupf("%s/" CB_RUN_TASKS "/%s/" CB_RUN_TASK, rp->v->root, id);
 		if (!p)
 			return cb_fail(err, "out of memory");
 		rp->t[i].doc = cb_json_load_file(p, err);
@@ -432,8 +430,7 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 		if (rc < 0)
 			return -1;
 		rp->t[i].index = i;
-		load_timing(rp, &rp->t[i]);
-		if (load_walls(rp, &rp->t[i], err) < 0)
+		if (load_timing(rp, &rp->t[i], err) < 0 || load_walls(rp, &rp->t[i], err) < 0)
 			return -1;
 		task_effect(&rp->t[i]);
 		for (r = 0; r < CB_NROLES; r++) {
@@ -465,11 +462,11 @@ static int attach_derived(struct cb_report *rp, struct cb_err *err)
 			if (strcmp(rp->t[k].sealed.id, id) == 0 && !rp->t[k].derived)
 				t = &rp->t[k];
 		if (!t)
-			return cb_fail(err, "%s/derived.json: tasks[%zu]: task '%s' is not in the run (or listed twice)",
+			return cb_fail(err, "%s/" CB_RUN_DERIVED ": tasks[%zu]: task '%s' is not in the run (or listed twice)",
 				       rp->v->derived_dir, i, id ? id : "(none)");
 		if (!v || strlen(v) != 1 || !cb_verdict_known(v[0]) || !cb_json_str(dv, "code") ||
 		    !cb_json_str(dv, "reason"))
-			return cb_fail(err, "%s/derived.json: tasks[%zu]: derived verdict, code and reason are required",
+			return cb_fail(err, "%s/" CB_RUN_DERIVED ": tasks[%zu]: derived verdict, code and reason are required",
 				       rp->v->derived_dir, i);
 		t->derived = 1;
 		t->dverdict = v[0];
@@ -819,7 +816,7 @@ static int attach_diff(struct cb_report *rp, struct cb_err *err)
  * does not record it (made before confinement, merged) has none. */
 static int load_workers(struct cb_report *rp, struct cb_err *err)
 {
-	char *path = cb_path_join(rp->v->root, "run.json");
+	char *path = cb_path_join(rp->v->root, CB_RUN_RUN);
 	json_t *j = NULL, *inv;
 	struct cb_buf b = CB_BUF_INIT;
 	size_t i;
@@ -827,7 +824,7 @@ static int load_workers(struct cb_report *rp, struct cb_err *err)
 
 	if (!path)
 		return cb_fail(err, "out of memory");
-	if (cb_report_has_file(rp->v->root, "run.json") && !(j = cb_json_load_file(path, err)))
+	if (cb_report_has_file(rp->v->root, CB_RUN_RUN) && !(j = cb_json_load_file(path, err)))
 		rc = -1;
 	json_array_foreach(json_object_get(j, "invocations"), i, inv) {
 		const char *how = json_string_value(json_object_get(inv, "workers"));

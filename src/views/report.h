@@ -13,6 +13,7 @@
 #define CB_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -22,6 +23,7 @@
 #include "campaign/matrix.h"
 #include "account/receipt.h"
 #include "account/runview.h"
+#include "account/timing.h"
 
 /* The clocks of one timed cell in one order, over its sessions' rows:
  * the SM clock's range while they ran, and how they were paced. */
@@ -32,12 +34,20 @@ struct cb_report_clocks {
 	long long rested_ms;            /* rests before rows, summed */
 };
 
-/* One benchmark row of one order: its label and the median of its
- * samples per cell, every session pooled (ns; -1: the cell has no such
- * row). */
+/* One benchmark row in one cell, every session pooled. */
+struct cb_report_cell_row {
+	int64_t *samples;               /* the row's samples of every session, in session order (owned) */
+	size_t n, sessions;             /* samples, and the sessions holding the row */
+	double median_ns;               /* cb_median_i64 of the samples; -1: the cell has no such row */
+	const struct cb_timing_row *first; /* the row in its first session (timer, clocks), or NULL */
+};
+
+/* One benchmark row of one order: its label and, per cell, its samples
+ * and their median. */
 struct cb_report_row {
 	char *label;                    /* the row's shape, else its key after the last '|' */
-	double median_ns[CB_NROLES];
+	const char *key;                /* its "row" key, borrowed from the first cell's timing */
+	struct cb_report_cell_row cell[CB_NROLES];
 };
 
 /* One task: its sealed receipt and, in a derived run, what reaccount made
@@ -60,8 +70,13 @@ struct cb_report_task {
 	size_t cell_runs[CB_NPHASES][CB_NROLES];  /* the cell receipts summed (sessions) */
 	long long cell_compile_us[CB_NPHASES][CB_NROLES]; /* of that time, compiling (compile.json) */
 	size_t cell_compiled[CB_NPHASES][CB_NROLES];      /* the receipts of those whose compile.json is known */
-	struct cb_report_row *rows[CB_NORDERS];   /* the baseline's rows, in its order */
+	struct cb_timing *timing[CB_NORDERS][CB_NROLES];  /* each session's timing.jsonl (clocks[o][r].sessions) */
+	int timing_seen[CB_NORDERS][CB_NROLES];  /* the first session's timing.jsonl is there */
+	char *timing_error[CB_NORDERS][CB_NROLES]; /* why a session's timing.jsonl could not be read, or NULL */
+	struct cb_report_row *rows[CB_NORDERS];   /* the rows of the first cell timed (baseline, candidate,
+	                                             control), in its order */
 	size_t nrows[CB_NORDERS];
+	size_t ntimes[CB_NORDERS];      /* the rows the tables of times show: nrows when the baseline was timed, else 0 */
 	size_t repeats_min, repeats_max;/* samples of a row in one session, over its timed orders' cells (0: none) */
 	int timed;                      /* some order was timed: effect is known */
 	double effect;                  /* geometric mean over the timed orders of 1 + speedup, less 1 */
@@ -108,10 +123,6 @@ const struct cb_report_task *cb_report_task_at(const struct cb_report *rp, size_
 char cb_report_verdict(const struct cb_report_task *t);
 const char *cb_report_code(const struct cb_report_task *t);
 const char *cb_report_reason(const struct cb_report_task *t);
-
-/* A JSON Lines file as an array of its objects; errors name `name` and
- * the line. */
-json_t *cb_report_load_jsonl(const char *path, const char *name, struct cb_err *err);
 
 /* Whether dir holds the named file. */
 int cb_report_has_file(const char *dir, const char *name);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "account/aa.h"
+#include "base/runroot.h"
 #include "account/classify.h"
 #include "base/fsutil.h"
 #include "html.h"
@@ -126,7 +127,7 @@ static json_t *first_device_json(const struct cb_report *rp)
 	for (i = 0; i < rp->n; i++) {
 		const json_t *cell = json_object_get(json_object_get(rp->t[i].doc, "cells"), "baseline");
 		const char *name = cb_json_str(cell, "name");
-		char *p = name ? cb_strdupf("%s/tasks/%s/cells/a-%s/device.json", rp->v->root, rp->t[i].sealed.id, name)
+		char *p = name ? cb_strdupf("%s/" CB_RUN_TASKS "/%s/" CB_RUN_CELLS "/a-%s/device.json", rp->v->root, rp->t[i].sealed.id, name)
 			       : NULL;
 		json_t *j = p && cb_exists(p) ? cb_json_load_file(p, NULL) : NULL;
 
@@ -255,7 +256,7 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 			    json_is_true(json_object_get(json_object_get(rp->v->derived, "equivalence"), "holds")) ? "holds"
 													   : "does not hold",
 			    (long long)cb_json_int(rp->v->derived, "changed", 0), rp->n);
-		cb_html_link(b, rp->v->derived_dir, rp->dhref, "derived.json", "derived.json");
+		cb_html_link(b, rp->v->derived_dir, rp->dhref, CB_RUN_DERIVED, CB_RUN_DERIVED);
 		cb_buf_adds(b, "</td></tr>\n");
 	}
 	h_fact_open(b, "sources");
@@ -316,9 +317,9 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 		h_json_inline(b, json_object_get(doc, "worker"));
 	}
 	cb_buf_adds(b, " · ");
-	cb_html_link(b, rp->v->root, rp->href, "campaign.json", "campaign.json");
+	cb_html_link(b, rp->v->root, rp->href, CB_RUN_CAMPAIGN, CB_RUN_CAMPAIGN);
 	cb_buf_adds(b, " · ");
-	cb_html_link(b, rp->v->root, rp->href, "matrix.csv", "matrix.csv");
+	cb_html_link(b, rp->v->root, rp->href, CB_RUN_MATRIX_CSV, CB_RUN_MATRIX_CSV);
 	cb_buf_adds(b, " · ");
 	cb_html_link(b, rp->v->root, rp->href, CB_SUMS_FILE, CB_SUMS_FILE);
 	cb_buf_adds(b, "</td></tr>\n</table>\n</header>\n");
@@ -557,22 +558,22 @@ static void h_row_times(struct cb_buf *b, const struct cb_report_task *t)
 	size_t i;
 	int r;
 
-	if (!t->nrows[CB_ORDER_A]) {
+	if (!t->ntimes[CB_ORDER_A]) {
 		cb_buf_adds(b, "<td class=\"num muted\">—</td>");
 		return;
 	}
 	cb_buf_adds(b, "<td class=\"num\">");
-	for (i = 0; i < t->nrows[CB_ORDER_A]; i++) {
+	for (i = 0; i < t->ntimes[CB_ORDER_A]; i++) {
 		const struct cb_report_row *row = &t->rows[CB_ORDER_A][i];
 		cb_buf_adds(b, i ? "<br><span title=\"" : "<span title=\"");
 		cb_html_esc(b, row->label);
 		cb_buf_adds(b, "\">");
 		for (r = 0; r < CB_NROLES; r++) {
 			cb_buf_adds(b, r ? " / " : "");
-			if (row->median_ns[r] < 0)
+			if (row->cell[r].median_ns < 0)
 				cb_buf_adds(b, "—");
 			else
-				cb_buf_addf(b, "%.2f", row->median_ns[r] / 1000.0);
+				cb_buf_addf(b, "%.2f", row->cell[r].median_ns / 1000.0);
 		}
 		cb_buf_adds(b, "</span>");
 	}

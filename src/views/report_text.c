@@ -49,15 +49,15 @@ static void fmt_row_times(const struct cb_report_task *t, char *out, size_t cap)
 	int r, n;
 
 	snprintf(out, cap, "—");
-	for (i = 0; i < t->nrows[CB_ORDER_A]; i++) {
+	for (i = 0; i < t->ntimes[CB_ORDER_A]; i++) {
 		const struct cb_report_row *row = &t->rows[CB_ORDER_A][i];
 		n = snprintf(out + len, cap - len, "%s", i ? "<br>" : "");
 		for (r = 0; n >= 0 && (size_t)n < cap - len && r < CB_NROLES; r++) {
 			len += (size_t)n;
-			if (row->median_ns[r] < 0)
+			if (row->cell[r].median_ns < 0)
 				n = snprintf(out + len, cap - len, "%s-", r ? " / " : "");
 			else
-				n = snprintf(out + len, cap - len, "%s%.2f", r ? " / " : "", row->median_ns[r] / 1000.0);
+				n = snprintf(out + len, cap - len, "%s%.2f", r ? " / " : "", row->cell[r].median_ns / 1000.0);
 		}
 		if (n < 0 || (size_t)n >= cap - len)
 			return;
@@ -556,13 +556,13 @@ static void put_order_times(struct cb_buf *b, const struct cb_report_task *t, in
 	size_t i;
 	int r;
 
-	for (i = 0; i < t->nrows[o]; i++) {
+	for (i = 0; i < t->ntimes[o]; i++) {
 		cb_buf_adds(b, i ? sep : "");
 		put_text(b, t->rows[o][i].label, md);
 		cb_buf_adds(b, " ");
 		for (r = 0; r < CB_NROLES; r++) {
 			cb_buf_adds(b, r ? " / " : "");
-			put_us(b, t->rows[o][i].median_ns[r]);
+			put_us(b, t->rows[o][i].cell[r].median_ns);
 		}
 	}
 }
@@ -578,7 +578,7 @@ static void put_times(struct cb_buf *b, const struct cb_report *rp, int md)
 		const struct cb_report_task *t = &rp->t[i];
 		size_t at;
 
-		if (!t->nrows[CB_ORDER_A] && !t->nrows[CB_ORDER_B])
+		if (!t->ntimes[CB_ORDER_A] && !t->ntimes[CB_ORDER_B])
 			continue;
 		if (!shown++)
 			cb_buf_adds(b, md ? "\n**Times** (median µs per row, sessions pooled: baseline / control / candidate)\n\n"
@@ -587,9 +587,9 @@ static void put_times(struct cb_buf *b, const struct cb_report *rp, int md)
 		cb_buf_adds(b, md ? "- " : "  ");
 		put_text(b, t->sealed.id, md);
 		for (o = 0; o < CB_NORDERS; o++) {
-			if (!t->nrows[o])
+			if (!t->ntimes[o])
 				continue;
-			cb_buf_addf(b, "%s round %c: ", o && t->nrows[CB_ORDER_A] ? ";" : ":", o ? 'b' : 'a');
+			cb_buf_addf(b, "%s round %c: ", o && t->ntimes[CB_ORDER_A] ? ";" : ":", o ? 'b' : 'a');
 			put_order_times(b, t, o, ", ", md);
 		}
 		if (!md)
