@@ -116,6 +116,10 @@ struct cb_diff {
 int cb_diff_load(struct cb_diff *d, const struct cb_run_view *v, const char *task, struct cb_err *err);
 void cb_diff_release(struct cb_diff *d);
 
+/* Whether two ops have the same whole chain of frames (every inlined
+ * location, file, line and column). */
+int cb_diff_same_chain(const struct cb_ir_op *a, const struct cb_ir_op *b);
+
 /* How many tasks lost converts (removed > 0) and gained some, and in how
  * many kernels and source lines ops were removed or added: the "what
  * changed" line of diff and report. */
