@@ -144,7 +144,6 @@ static void check_seal(struct cb_run_view *v, int count)
 int cb_run_view_open(struct cb_run_view *v, const char *dir, const char *run, int flags, struct cb_err *err)
 {
 	memset(v, 0, sizeof(*v));
-	v->dir = dir;
 	v->seal = CB_SEAL_UNCHECKED;
 	if (locate(v, dir, run, flags, err) < 0)
 		return -1;

@@ -37,7 +37,6 @@ enum {
  * lives until cb_run_view_release; dir and run are the caller's strings and
  * must outlive it. */
 struct cb_run_view {
-	const char *dir;                 /* as given: the run root or the derived run */
 	const char *root;                /* the run root the files are read from */
 	const char *derived_dir;         /* dir for a derived run, NULL for a sealed one */
 	json_t *derived;                 /* derived.json, checked for the fields its readers use */

@@ -8,7 +8,8 @@
  * the report adds nothing but sample medians and layout, and never the time
  * or a path of the machine it runs on, so the same run gives the same bytes.
  * The seal is checked once, when the run is opened (runview.h), and its
- * status stated, never assumed: a report of a run whose seal does not hold says so first. */
+ * status stated, never assumed: a report of a run whose seal does not hold
+ * says so first. */
 #ifndef CB_REPORT_H
 #define CB_REPORT_H
 
