@@ -393,19 +393,6 @@ int cb_evidence_verify_counted(const char *root, const char *op, struct cb_ttgir
 	return rc;
 }
 
-int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgir_counts *counts,
-				struct cb_err *err)
-{
-	struct cb_verify_report rep;
-	int rc;
-
-	if (cb_evidence_verify_counted(root, op, counts, &rep, err) < 0)
-		return -1;
-	rc = cb_verify_fail(root, &rep, err);
-	cb_verify_report_release(&rep);
-	return rc;
-}
-
 int cb_evidence_rescope(struct cb_task_evidence *ev, const struct cb_manifest *m, long long floor,
 			struct cb_err *err)
 {
