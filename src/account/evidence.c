@@ -370,8 +370,8 @@ static void count_end(void *state, int ok, void *ctx)
 	free(f);
 }
 
-int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgir_counts *counts,
-				struct cb_err *err)
+int cb_evidence_verify_counted(const char *root, const char *op, struct cb_ttgir_counts *counts,
+			       struct cb_verify_report *rep, struct cb_err *err)
 {
 	struct count_job job = { root, op, counts, PTHREAD_MUTEX_INITIALIZER };
 	const struct cb_verify_observer obs = { count_begin, count_chunk, count_end, &job, &counts->listing };
@@ -384,9 +384,9 @@ int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgi
 		cb_ttgir_counts_release(counts);
 		return cb_fail(err, "out of memory");
 	}
-	rc = cb_verify_or_fail_observed(root, &obs, err);
+	rc = cb_verify_observed(root, &obs, rep, err);
 	pthread_mutex_destroy(&job.lock);
-	if (rc < 0)
+	if (rc < 0 || !cb_verify_holds(rep))
 		cb_ttgir_counts_release(counts);
 	else
 		cb_ttgir_counts_sort(counts);

@@ -16,6 +16,7 @@
 #include "stats.h"
 #include "timing.h"
 #include "ir/topology.h"
+#include "seal/seal.h"
 
 /* How one cell's phase ended (recorded in cell.json as "outcome"). */
 enum cb_outcome {
@@ -66,24 +67,26 @@ struct cb_task_evidence {
  * kernels.jsonl of round a's sessions). Missing or malformed
  * worker output is evidence (an outcome), not an error; -1 only when the
  * task folder itself cannot be read. With pre (see
- * cb_evidence_verify_counting), the count of each .ttgir that pre holds is
+ * cb_evidence_verify_counted), the count of each .ttgir that pre holds is
  * taken from it instead of reading the file again, and the listings of the
  * IR directories from pre's listing; with NULL, everything is read. */
 int cb_evidence_load(const char *task_dir, const char *task, const struct cb_manifest *m,
 			     long long floor, const struct cb_ttgir_counts *pre,
 			     struct cb_task_evidence *ev, struct cb_err *err);
 
-/* cb_verify_or_fail over the run at root that, in the same read, counts op
- * in every tasks/<task>/cells/<cell>/ir/<variant>/<file>.ttgir into counts
+/* Verify the seal of the run at root (cb_verify, into rep, the caller's
+ * to release) and, in the same read, count op in every
+ * tasks/<task>/cells/<cell>/ir/<variant>/<file>.ttgir into counts
  * (initialised here; its paths are root "/" relative path, as task folders
- * "<root>/tasks/<task>" lead cb_evidence_load to spell them). A file
- * it could not count (no memory) is left out and is read when needed. The
+ * "<root>/tasks/<task>" lead cb_evidence_load to spell them). A file it
+ * could not count (no memory) is left out and is read when needed. The
  * tree the verify walked goes into counts too (root and listing), so that
- * the joins list the run's directories without reading them again.
- * Counts are only to be used when this returns 0: the seal then holds, so
- * every counted byte is a sealed byte. On failure counts is freed. */
-int cb_evidence_verify_counting(const char *root, const char *op, struct cb_ttgir_counts *counts,
-				struct cb_err *err);
+ * the joins list the run's directories without reading them again. -1
+ * only when the op is refused or the seal cannot be checked at all; counts
+ * is valid only when rep holds (every counted byte is then a sealed byte),
+ * and freed otherwise. The run view (runview.h) is its reader. */
+int cb_evidence_verify_counted(const char *root, const char *op, struct cb_ttgir_counts *counts,
+			       struct cb_verify_report *rep, struct cb_err *err);
 /* Re-scope the already scanned topology, and the identity that rests on
  * it, to another floor (a screen's identity counts every launched kernel
  * at any floor). */

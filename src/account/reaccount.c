@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/runroot.h"
 #include "evidence.h"
 #include "base/fsutil.h"
 #include "seal/guard.h"
@@ -140,7 +141,7 @@ static int check_cell_receipt(const char *path, struct cb_err *err)
  * in the order of the names of its cell folders. */
 static int check_cell_receipts(const char *tdir, struct cb_err *err)
 {
-	char *cells = cb_path_join(tdir, "cells"), **names = NULL;
+	char *cells = cb_path_join(tdir, CB_RUN_CELLS), **names = NULL;
 	size_t n = 0, k;
 	int rc = 0;
 
@@ -149,7 +150,7 @@ static int check_cell_receipts(const char *tdir, struct cb_err *err)
 	if (cb_is_dir(cells) && cb_list_dir(cells, &names, &n, err) < 0)
 		rc = -1;
 	for (k = 0; k < n && rc == 0; k++) {
-		char *path = cb_strdupf("%s/%s/cell.json", cells, names[k]);
+		char *path = cb_strdupf("%s/%s/" CB_RUN_CELL, cells, names[k]);
 		if (!path)
 			rc = cb_fail(err, "out of memory");
 		else if (cb_exists(path))
@@ -170,8 +171,8 @@ static void account_task(const struct account_job *job, size_t i)
 	struct cb_task_pair *pair = &job->pairs[i];
 	struct cb_task_account acc;
 	struct cb_task_result again;
-	char *tdir = cb_strdupf("%s/tasks/%s", job->run, cs->tasks[i].id);
-	char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
+	char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", job->run, cs->tasks[i].id);
+	char *tjson = tdir ? cb_path_join(tdir, CB_RUN_TASK) : NULL;
 	int bad;
 
 	pair->failed = 1;
@@ -238,61 +239,20 @@ static void *account_worker(void *arg)
 	return NULL;
 }
 
-/* The checks before anything is accounted: output outside the run, a
- * campaign receipt, a seal that holds. With op (the manifest's topology
- * op), the verify also counts op in the cells' IR into counts, so that the
- * IR is read once; without (the manifest could not be read), it only
- * verifies, and counts stays empty. */
-static int check_inputs(const char *run, const char *output, const char *op,
-			struct cb_ttgir_counts *counts, struct cb_err *err)
+/* The checks before anything is accounted: the output lies outside the
+ * run, the view found its seal holding, its receipt and manifest read and
+ * the manifest the sealed one (runview.h), and the output is free. */
+static int check_inputs(const struct cb_run_view *v, const char *output, struct cb_err *err)
 {
-	const struct cb_guard g = { "--output", run, "a derived run is always written outside it" };
-	char *receipt = NULL;
-	int rc = -1;
+	const struct cb_guard g = { "--output", v->root, "a derived run is always written outside it" };
 
-	if (!cb_is_dir(run)) {
-		cb_fail(err, "%s: not a directory", run);
-		goto out;
-	}
-	if (cb_guard_check(&g, output, err) < 0)
-		goto out;
-	receipt = cb_path_join(run, "campaign.json");
-	if (!receipt || !cb_exists(receipt)) {
-		cb_fail(err, "%s: no campaign receipt (campaign.json): not a run root", run);
-		goto out;
-	}
-	if (op ? cb_evidence_verify_counting(run, op, counts, err) < 0 : cb_verify_or_fail(run, err) < 0)
-		goto out;
-	if (cb_exists(output) && (!cb_is_dir(output) || rmdir(output) < 0)) {
-		cb_fail(err, "--output %s: already exists and is not an empty directory; refusing to overwrite",
-			output);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(receipt);
-	return rc;
-}
-
-/* Read the campaign receipt and the manifest into cs and m. This comes
- * before the seal is checked, because the manifest names the op that the
- * verify counts; the manifest's digest is compared with the sealed
- * campaign receipt's once the seal holds, so the op used is a sealed one. */
-static int load_run(const char *run, struct cb_campaign_summary *cs, struct cb_manifest *m,
-		    struct cb_err *err)
-{
-	char *path = cb_path_join(run, "campaign.json");
-	int rc = path ? cb_campaign_summary_load(path, cs, err) : cb_fail(err, "out of memory");
-
-	free(path);
-	if (rc < 0)
+	if (cb_guard_check(&g, output, err) < 0 || cb_run_view_require(v, 1, err) < 0)
 		return -1;
-	path = cb_path_join(run, "manifest.json");
-	rc = path ? cb_manifest_load(path, m, err) : cb_fail(err, "out of memory");
-	free(path);
-	return rc;
+	if (cb_exists(output) && (!cb_is_dir(output) || rmdir(output) < 0))
+		return cb_fail(err, "--output %s: already exists and is not an empty directory; refusing to overwrite",
+			       output);
+	return 0;
 }
-
 
 void cb_reaccount_release(struct cb_reaccount *ra)
 {
@@ -306,9 +266,6 @@ void cb_reaccount_release(struct cb_reaccount *ra)
 	free(ra->pairs);
 	free(ra->derived);
 	json_decref(ra->doc);
-	cb_ttgir_counts_release(&ra->counts);
-	cb_manifest_release(&ra->m);
-	cb_campaign_summary_release(&ra->cs);
 	memset(ra, 0, sizeof(*ra));
 }
 
@@ -365,38 +322,29 @@ static int same_topology(const struct cb_task_result *a, const struct cb_task_re
 	return 1;
 }
 
-int cb_reaccount(const char *run, const char *output, const struct cb_scope *scope, struct cb_reaccount *ra,
-		 struct cb_err *err)
+int cb_reaccount(const struct cb_run_view *v, const char *output, const struct cb_scope *scope,
+		 struct cb_reaccount *ra, struct cb_err *err)
 {
-	struct cb_err load_err;
+	const char *run = v->root;
 	struct account_job job;
 	json_t *tasks;
 	size_t i;
-	int loaded;
 
 	memset(ra, 0, sizeof(*ra));
+	ra->v = v;
 	ra->scope = *scope;
-	/* A receipt or manifest that cannot be read is reported only after the
-	 * checks, as when it was read after them. */
-	loaded = load_run(run, &ra->cs, &ra->m, &load_err) == 0;
-	if (check_inputs(run, output, loaded ? ra->m.topology_op : NULL, &ra->counts, err) < 0)
+	if (check_inputs(v, output, err) < 0)
 		return -1;
-	if (!loaded) {
-		*err = load_err;
-		return -1;
-	}
-	if (strcmp(ra->m.sha256, ra->cs.manifest_sha256) != 0)
-		return cb_fail(err, "%s: manifest.json does not match the campaign receipt's manifest_sha256", run);
-	ra->floor = scope->by_time ? ra->cs.launch_floor : scope->floor;
-	ra->ntasks = ra->cs.ntasks;
+	ra->floor = scope->by_time ? ra->v->cs.launch_floor : scope->floor;
+	ra->ntasks = ra->v->cs.ntasks;
 	ra->pairs = calloc(ra->ntasks ? ra->ntasks : 1, sizeof(*ra->pairs));
 	ra->derived = calloc(ra->ntasks ? ra->ntasks : 1, sizeof(*ra->derived));
 	if (!ra->pairs || !ra->derived)
 		return cb_fail(err, "out of memory");
 	job.run = run;
-	job.cs = &ra->cs;
-	job.m = &ra->m;
-	job.counts = &ra->counts;
+	job.cs = &ra->v->cs;
+	job.m = &ra->v->m;
+	job.counts = &ra->v->counts;
 	job.scope = &ra->scope;
 	job.pairs = ra->pairs;
 	atomic_init(&job.next, 0);
@@ -407,7 +355,7 @@ int cb_reaccount(const char *run, const char *output, const struct cb_scope *sco
 		if (ra->pairs[i].failed == 2) {
 			snprintf(ra->diff, sizeof(ra->diff), "%s", ra->pairs[i].diff);
 			return cb_fail(err, "%s: equivalence fails at the run's own floor %lld: %s", run,
-				       ra->cs.launch_floor, ra->pairs[i].diff);
+				       ra->v->cs.launch_floor, ra->pairs[i].diff);
 		}
 		if (ra->pairs[i].failed) {
 			*err = ra->pairs[i].err;
@@ -431,15 +379,15 @@ int cb_reaccount(const char *run, const char *output, const struct cb_scope *sco
 	}
 	ra->doc = cb_receipt_new(CB_DERIVED_SCHEMA);
 	json_object_set_new(ra->doc, "run", json_pack("{s:s, s:s, s:s, s:I}", "root", run, "campaign",
-		ra->cs.campaign, "manifest_sha256", ra->cs.manifest_sha256, "sealed_floor",
-		(json_int_t)ra->cs.launch_floor));
+		ra->v->cs.campaign, "manifest_sha256", ra->v->cs.manifest_sha256, "sealed_floor",
+		(json_int_t)ra->v->cs.launch_floor));
 	json_object_set_new(ra->doc, "floor", json_integer(ra->floor));
 	if (scope->by_time)
 		json_object_set_new(ra->doc, "scope", json_pack("{s:s, s:I, s:I}", "kind", "time", "share_ppm",
 								(json_int_t)scope->share_ppm, "same_counts",
 								(json_int_t)ra->same_counts));
 	json_object_set_new(ra->doc, "equivalence", json_pack("{s:b, s:I}", "holds", 1, "checked_at_floor",
-							      (json_int_t)ra->cs.launch_floor));
+							      (json_int_t)ra->v->cs.launch_floor));
 	json_object_set_new(ra->doc, "changed", json_integer((json_int_t)ra->changed));
 	json_object_set_new(ra->doc, "tasks", tasks);
 	return 0;
@@ -448,7 +396,7 @@ int cb_reaccount(const char *run, const char *output, const struct cb_scope *sco
 int cb_reaccount_write(const struct cb_reaccount *ra, const char *output, struct cb_err *err)
 {
 	const struct cb_guard g = { "--output", NULL, NULL };
-	char *path = cb_path_join(output, "derived.json");
+	char *path = cb_path_join(output, CB_RUN_DERIVED);
 	int rc = path && cb_guard_mkdir(&g, output, 0777, err) == 0 && cb_receipt_write(path, ra->doc, err) == 0 &&
 		 cb_write_verdict_matrix(output, ra->derived, ra->ntasks, err) == 0 ? 0 : -1;
 
@@ -456,94 +404,4 @@ int cb_reaccount_write(const struct cb_reaccount *ra, const char *output, struct
 		cb_fail(err, "out of memory");
 	free(path);
 	return rc;
-}
-
-int cb_derived_open(const char *dir, const char *run, struct cb_derived_run *d, struct cb_err *err)
-{
-	char *p = cb_path_join(dir, "derived.json"), *receipt = NULL;
-	const json_t *r;
-	const char *schema, *root;
-	int rc = -1;
-
-	memset(d, 0, sizeof(*d));
-	if (!p)
-		return cb_fail(err, "out of memory");
-	d->doc = cb_json_load_file(p, err);
-	if (!d->doc)
-		goto out;
-	schema = cb_json_str(d->doc, "schema");
-	if (!schema || strcmp(schema, CB_DERIVED_SCHEMA) != 0) {
-		cb_fail(err, "%s: schema: expected '%s', got '%s'", p, CB_DERIVED_SCHEMA, schema ? schema : "(none)");
-		goto out;
-	}
-	r = json_object_get(d->doc, "run");
-	root = cb_json_str(r, "root");
-	d->floor = cb_json_int(d->doc, "floor", -1);
-	d->sealed_floor = cb_json_int(r, "sealed_floor", -1);
-	if (!root || !cb_json_str(r, "campaign") || !cb_json_str(r, "manifest_sha256") || d->floor < 0 ||
-	    d->sealed_floor < 0 || !json_is_array(json_object_get(d->doc, "tasks"))) {
-		cb_fail(err, "%s: not a complete derived receipt (run.root, run.campaign, run.manifest_sha256, run.sealed_floor, floor, tasks)",
-			p);
-		goto out;
-	}
-	if (json_object_get(d->doc, "scope")) {
-		const json_t *sc = json_object_get(d->doc, "scope");
-		const char *kind = cb_json_str(sc, "kind");
-		json_int_t share = cb_json_int(sc, "share_ppm", -1);
-		if (!kind || strcmp(kind, "time") != 0 || share < 0 || share > 1000000) {
-			cb_fail(err, "%s: scope: expected {\"kind\": \"time\", \"share_ppm\": 0 to 1000000}", p);
-			goto out;
-		}
-	}
-	d->root = run ? run : root;
-	receipt = cb_path_join(d->root, "campaign.json");
-	if (!receipt) {
-		cb_fail(err, "out of memory");
-		goto out;
-	}
-	if (!cb_is_dir(d->root) || !cb_exists(receipt)) {
-		if (run)
-			cb_fail(err, "--run %s: no campaign receipt (campaign.json): not a run root", run);
-		else
-			cb_fail(err, "%s: run.root '%s' is not a run root (no campaign.json); name it with --run DIR",
-				p, root);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(p);
-	free(receipt);
-	if (rc < 0)
-		cb_derived_run_release(d);
-	return rc;
-}
-
-int cb_derived_check(const struct cb_derived_run *d, const char *dir, const struct cb_campaign_summary *cs,
-		     struct cb_err *err)
-{
-	const json_t *r = json_object_get(d->doc, "run"), *tasks = json_object_get(d->doc, "tasks");
-	const char *campaign = cb_json_str(r, "campaign"), *msha = cb_json_str(r, "manifest_sha256");
-
-	if (strcmp(campaign, cs->campaign) != 0 || strcmp(msha, cs->manifest_sha256) != 0)
-		return cb_fail(err, "%s/derived.json: derived from campaign %s (manifest %.12s), but %s holds campaign %s (manifest %.12s)",
-			       dir, campaign, msha, d->root, cs->campaign, cs->manifest_sha256);
-	if (json_array_size(tasks) != cs->ntasks)
-		return cb_fail(err, "%s/derived.json: %zu tasks, the run %zu", dir, json_array_size(tasks), cs->ntasks);
-	return 0;
-}
-
-int cb_derived_by_time(const json_t *doc, long long *share_ppm)
-{
-	const json_t *sc = json_object_get(doc, "scope");
-
-	*share_ppm = sc ? (long long)cb_json_int(sc, "share_ppm", 0) : 0;
-	return sc != NULL;
-}
-
-void cb_derived_run_release(struct cb_derived_run *d)
-{
-	if (!d)
-		return;
-	json_decref(d->doc);
-	memset(d, 0, sizeof(*d));
 }

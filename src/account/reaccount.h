@@ -8,6 +8,7 @@
 #include "caliber.h"
 #include "campaign/manifest.h"
 #include "receipt.h"
+#include "runview.h"
 #include "ir/topology.h"
 
 /* One task: its sealed result and the one derived at the new floor. */
@@ -34,9 +35,7 @@ void cb_scope_name(const struct cb_scope *s, char *out, size_t cap);
 
 /* A re-accounted run; zeroed is empty. */
 struct cb_reaccount {
-	struct cb_campaign_summary cs;
-	struct cb_manifest m;
-	struct cb_ttgir_counts counts;
+	const struct cb_run_view *v;     /* the run, borrowed: its receipt, manifest and counts */
 	struct cb_scope scope;
 	long long floor;                 /* scope.floor; the sealed floor for a scope by time */
 	size_t same_counts;              /* tasks whose derived topology is the sealed one */
@@ -47,36 +46,17 @@ struct cb_reaccount {
 	char diff[1024];                 /* when equivalence fails: the first difference */
 };
 
-/* Check the run (the output lies outside it, a campaign receipt, a seal
- * that holds, its manifest the one sealed, each task's cell receipts what
- * caliber writes: a bad one is named with what is wrong), account every task at the
- * run's own floor (which must reproduce every sealed count and verdict:
- * equivalence) and under scope into ra. A scope by time leaves X and K
- * tasks as sealed and needs every other task's cells profiled. On failure
- * err says why; when equivalence failed, ra->diff says how. ra is the
- * caller's to release either way. */
-int cb_reaccount(const char *run, const char *output, const struct cb_scope *scope, struct cb_reaccount *ra,
-		 struct cb_err *err);
-
-/* A derived run as its readers (report, diff) open it: dir/derived.json,
- * checked for its schema and the fields they read, and the run root it was
- * derived from: run when given, else its run.root as seen from the current
- * directory, which must hold a campaign receipt. Zeroed is closed. */
-struct cb_derived_run {
-	json_t *doc;                     /* derived.json */
-	const char *root;                /* run, or run.root inside doc */
-	long long floor, sealed_floor;
-};
-
-int cb_derived_open(const char *dir, const char *run, struct cb_derived_run *d, struct cb_err *err);
-/* Whether an opened derived.json scopes by time (its "scope"), at
- * *share_ppm; else it scopes by its floor. */
-int cb_derived_by_time(const json_t *doc, long long *share_ppm);
-/* Whether the derived run d (at dir) comes from the campaign of cs, the
- * campaign receipt of d->root, task by task. */
-int cb_derived_check(const struct cb_derived_run *d, const char *dir, const struct cb_campaign_summary *cs,
-		     struct cb_err *err);
-void cb_derived_run_release(struct cb_derived_run *d);
+/* Check the run v opened (runview.h, a run root only, with its op
+ * counted): the output lies outside it, its seal holds, its manifest is the
+ * one sealed, each task's cell receipts are what caliber writes (a bad one
+ * is named with what is wrong). Then account every task at the run's own
+ * floor (which must reproduce every sealed count and verdict: equivalence)
+ * and under scope into ra. A scope by time leaves X and K tasks as sealed
+ * and needs every other task's cells profiled. On failure err says why;
+ * when equivalence failed, ra->diff says how. ra is the caller's to release
+ * either way, before v. */
+int cb_reaccount(const struct cb_run_view *v, const char *output, const struct cb_scope *scope,
+		 struct cb_reaccount *ra, struct cb_err *err);
 
 /* Write output/derived.json, matrix.csv and matrix.md. */
 int cb_reaccount_write(const struct cb_reaccount *ra, const char *output, struct cb_err *err);

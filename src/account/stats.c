@@ -20,7 +20,7 @@ static int cmp_i64(const void *a, const void *b)
 /* Sort v ascending: insertion sort for the handful of samples a row has
  * (the bootstrap sorts every resample, so qsort's call overhead dominated
  * reaccount), qsort beyond that. */
-static void sort_i64(int64_t *v, size_t n)
+void cb_sort_i64(int64_t *v, size_t n)
 {
 	size_t i, j;
 
@@ -57,8 +57,13 @@ static double sorted_median(const int64_t *v, size_t n)
 /* Median of v[0..n) with n >= 1, sorting v in place. */
 static double median_in_place(int64_t *v, size_t n)
 {
-	sort_i64(v, n);
+	cb_sort_i64(v, n);
 	return sorted_median(v, n);
+}
+
+double cb_median_sorted_i64(const int64_t *v, size_t n)
+{
+	return n ? sorted_median(v, n) : NAN;
 }
 
 double cb_median_i64(const int64_t *v, size_t n)

@@ -13,6 +13,11 @@
  * correctly rounded while they are below 2^53 in magnitude). NaN when n is
  * 0 or memory for the sorted copy runs out. */
 double cb_median_i64(const int64_t *v, size_t n);
+/* The same of v already sorted ascending (cb_sort_i64), without a copy. */
+double cb_median_sorted_i64(const int64_t *v, size_t n);
+/* Sort v[0..n) ascending, in place: insertion sort for the handful of
+ * samples a row has, qsort beyond. */
+void cb_sort_i64(int64_t *v, size_t n);
 
 /* The bootstrap's random numbers: xoshiro256** seeded through splitmix64. */
 struct cb_rng {

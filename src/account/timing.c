@@ -11,6 +11,33 @@
 #include "base/fsutil.h"
 #include "base/jsonio.h"
 
+/* The clocks of a timing row (its "clocks" object, NULL when absent). */
+static void row_clocks(const json_t *clk, struct cb_timing_clocks *c)
+{
+	const json_t *bf = json_object_get(clk, "before"), *af = json_object_get(clk, "after");
+	const json_t *d = json_object_get(clk, "during");
+
+	c->recorded = json_is_object(clk);
+	c->sm_before = cb_json_int(bf, "sm_mhz", -1);
+	c->sm_after = cb_json_int(af, "sm_mhz", -1);
+	c->mem_before = cb_json_int(bf, "mem_mhz", -1);
+	c->mem_after = cb_json_int(af, "mem_mhz", -1);
+	c->during = d != NULL;
+	c->sm_min = cb_json_int(d, "sm_min_mhz", -1);
+	c->sm_max = cb_json_int(d, "sm_max_mhz", -1);
+}
+
+/* How a row was paced: its throttle object's attempts and rests. */
+static void row_pacing(const json_t *th, struct cb_timing_row *row)
+{
+	const json_t *v;
+	size_t i;
+
+	row->attempts = cb_json_int(th, "attempts", 1);
+	json_array_foreach(json_object_get(th, "rested_ms"), i, v)
+		row->rested_ms += json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+}
+
 /* Parse one timing.jsonl line (already NUL-terminated) into row. */
 static int timing_line(const char *line, const char *path, size_t lineno,
 		       struct cb_timing_row *row, struct cb_err *err)
@@ -30,6 +57,8 @@ static int timing_line(const char *line, const char *path, size_t lineno,
 		return cb_fail(err, "%s:%zu: throttle: expected an object with a boolean 'throttled'", path, lineno);
 	}
 	row->throttled = th && json_is_true(json_object_get(th, "throttled"));
+	row_pacing(th, row);
+	row_clocks(json_object_get(j, "clocks"), &row->clocks);
 	name = cb_json_str(j, "row");
 	timer = cb_json_str(j, "timer");
 	why = cb_json_str(j, "timer_reason");
@@ -49,7 +78,10 @@ static int timing_line(const char *line, const char *path, size_t lineno,
 	row->row = strdup(name);
 	row->timer = strdup(timer);
 	row->timer_reason = strdup(why);
-	if (!row->samples || !row->row || !row->timer || !row->timer_reason) {
+	row->shape = cb_json_str(j, "shape") ? strdup(cb_json_str(j, "shape")) : NULL;
+	row->dtype = cb_json_str(j, "dtype") ? strdup(cb_json_str(j, "dtype")) : NULL;
+	if (!row->samples || !row->row || !row->timer || !row->timer_reason ||
+	    (cb_json_str(j, "shape") && !row->shape) || (cb_json_str(j, "dtype") && !row->dtype)) {
 		json_decref(j);
 		return cb_fail(err, "%s:%zu: out of memory", path, lineno);
 	}
@@ -69,6 +101,8 @@ static void timing_row_free(struct cb_timing_row *r)
 	free(r->row);
 	free(r->timer);
 	free(r->timer_reason);
+	free(r->shape);
+	free(r->dtype);
 	free(r->samples);
 }
 

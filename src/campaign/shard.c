@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/runroot.h"
 #include "base/fsutil.h"
 #include "base/jsonio.h"
 
@@ -121,7 +122,7 @@ json_t *cb_shard_tasks(const json_t *tasks, const struct cb_shard *s, struct cb_
 json_t *cb_shard_receipt(const struct cb_shard *s, const json_t *shard_tasks, const char *root,
 			 struct cb_err *err)
 {
-	char host[256] = "", *path = cb_path_join(root, "run.json");
+	char host[256] = "", *path = cb_path_join(root, CB_RUN_RUN);
 	json_t *run = path ? cb_json_load_file(path, err) : NULL, *ids, *t, *out;
 	const char *started = cb_json_str(json_array_get(json_object_get(run, "invocations"), 0), "started");
 	size_t i;
@@ -177,7 +178,7 @@ static const char *shard_words(const char *name)
 
 int cb_shard_check_resume(const char *root, const struct cb_shard *s, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "run.json"), mine[32];
+	char *path = cb_path_join(root, CB_RUN_RUN), mine[32];
 	const char *want = NULL;
 	json_t *j = NULL, *inv;
 	size_t i;

@@ -23,6 +23,7 @@ static const char compare_about[] =
 int cmd_compare(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_compare c;
+	struct cb_run_view va, vb;
 	struct cb_buf b = CB_BUF_INIT;
 	struct cb_args args = CB_ARGS_INIT;
 	const char *format = "text";
@@ -37,9 +38,14 @@ int cmd_compare(int argc, char **argv, struct cb_err *err)
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&c, 0, sizeof(c));
+	memset(&va, 0, sizeof(va));
+	memset(&vb, 0, sizeof(vb));
 	if (cb_opt_format_json(format, &json, err) < 0)
 		rc = CB_EXIT_USAGE;
-	else if (cb_compare_load(&c, args.pos[0], args.pos[1], err) < 0)
+	else if (cb_run_view_open(&va, args.pos[0], NULL, CB_RUN_VIEW_ROOT_ONLY, err) < 0 ||
+		 cb_run_view_require(&va, 0, err) < 0 ||
+		 cb_run_view_open(&vb, args.pos[1], NULL, CB_RUN_VIEW_ROOT_ONLY, err) < 0 ||
+		 cb_run_view_require(&vb, 0, err) < 0 || cb_compare_load(&c, &va, &vb, err) < 0)
 		rc = CB_EXIT_FAIL;
 	else if (json)
 		rc = cb_print_json(cb_compare_json(&c), err);
@@ -48,6 +54,8 @@ int cmd_compare(int argc, char **argv, struct cb_err *err)
 		rc = cb_print_buf(&b, err);
 	}
 	cb_compare_release(&c);
+	cb_run_view_release(&va);
+	cb_run_view_release(&vb);
 	cb_args_release(&args);
 	return rc;
 }

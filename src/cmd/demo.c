@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/runroot.h"
 #include "cmd.h"
 #include "base/fsutil.h"
 #include "seal/guard.h"
@@ -112,9 +113,11 @@ static int finish(const char *run, const char *what, const char *out_dir, struct
 	char *html = cb_path_join(out_dir, "report.html"), line[96];
 	struct cb_buf table = CB_BUF_INIT;
 	struct cb_report rp;
+	struct cb_run_view v;
 	int rc = CB_EXIT_FAIL;
 
 	memset(&rp, 0, sizeof(rp));
+	memset(&v, 0, sizeof(v));
 	if (!html) {
 		cb_fail(err, "out of memory");
 		goto out;
@@ -126,15 +129,17 @@ static int finish(const char *run, const char *what, const char *out_dir, struct
 			goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if (cb_report_load(&rp, run, NULL, NULL, 0, err) < 0 || cb_report_table_text(&table, &rp, err) < 0)
+	if (cb_run_view_open(&v, run, NULL, CB_RUN_VIEW_COUNT, err) < 0 ||
+	    cb_report_load(&rp, &v, NULL, 0, err) < 0 || cb_report_table_text(&table, &rp, err) < 0)
 		goto out;
 	printf("\nverdict matrix of %s (%s):\n\n%s", run, what, table.data ? table.data : "");
 	printf("\ncaliber demo: kept %s (report.html: the run's report as one HTML file)\n", out_dir);
-	cb_campaign_verdict_line(&rp.cs, line);
+	cb_campaign_verdict_line(&rp.v->cs, line);
 	printf("%s\nreport: %s\n", line, html);
 	rc = CB_EXIT_OK;
 out:
 	cb_report_release(&rp);
+	cb_run_view_release(&v);
 	cb_buf_release(&table);
 	free(html);
 	return rc;
@@ -205,10 +210,10 @@ static int on_gpu(const char *triton, const char *gpu, const char *out_dir, cons
 	       triton, out_dir);
 	tpl = cb_path_join(cb_home(), TEMPLATE);
 	ops = cb_path_join(cb_home(), "ops");
-	mpath = cb_path_join(out_dir, "manifest.json");
+	mpath = cb_path_join(out_dir, CB_RUN_MANIFEST);
 	frozen = cb_path_join(out_dir, "frozen");
-	fm = cb_path_join(out_dir, "frozen/demo-h200-canary/manifest.json");
-	fx = cb_path_join(out_dir, "frozen/demo-h200-canary/task-matrix.json");
+	fm = cb_path_join(out_dir, "frozen/demo-h200-canary/" CB_RUN_MANIFEST);
+	fx = cb_path_join(out_dir, "frozen/demo-h200-canary/" CB_RUN_MATRIX);
 	run = cb_path_join(out_dir, "run-canary");
 	if (!tpl || !mpath || !frozen || !fm || !fx || !run || !ops) {
 		cb_fail(err, "out of memory");

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "views/diff.h"
 #include "base/fsutil.h"
+#include "base/runroot.h"
 #include "opts.h"
 
 static const char diff_about[] =
@@ -33,6 +34,7 @@ static const char diff_about[] =
 int cmd_diff(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_diff d;
+	struct cb_run_view v;
 	struct cb_buf b = CB_BUF_INIT;
 	struct cb_args args = CB_ARGS_INIT;
 	const char *format = "text", *run = NULL;
@@ -49,6 +51,7 @@ int cmd_diff(int argc, char **argv, struct cb_err *err)
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&d, 0, sizeof(d));
+	memset(&v, 0, sizeof(v));
 	rc = CB_EXIT_USAGE;
 	if (cb_opt_format_json(format, &json, err) < 0)
 		goto out;
@@ -56,12 +59,13 @@ int cmd_diff(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "TASK: '%s' is not a task name (letters, digits, '.', '_', '-')", args.pos[1]);
 		goto out;
 	}
-	if (run && cb_is_dir(args.pos[0]) && !cb_exists_in(args.pos[0], "derived.json")) {
-		cb_fail(err, "--run DIR applies to a derived run only, and %s holds no derived.json", args.pos[0]);
+	if (run && cb_is_dir(args.pos[0]) && !cb_exists_in(args.pos[0], CB_RUN_DERIVED)) {
+		cb_fail(err, "--run DIR applies to a derived run only, and %s holds no " CB_RUN_DERIVED, args.pos[0]);
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if (cb_diff_load(&d, args.pos[0], run, args.npos == 2 ? args.pos[1] : NULL, err) < 0)
+	if (cb_run_view_open(&v, args.pos[0], run, CB_RUN_VIEW_COUNT, err) < 0 ||
+	    cb_diff_load(&d, &v, args.npos == 2 ? args.pos[1] : NULL, err) < 0)
 		goto out;
 	if (json) {
 		rc = cb_print_json(cb_diff_json(&d), err);
@@ -71,6 +75,7 @@ int cmd_diff(int argc, char **argv, struct cb_err *err)
 	}
 out:
 	cb_diff_release(&d);
+	cb_run_view_release(&v);
 	cb_args_release(&args);
 	return rc;
 }

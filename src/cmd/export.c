@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "views/export.h"
 #include "base/fsutil.h"
+#include "base/runroot.h"
 #include "seal/guard.h"
 #include "opts.h"
 
@@ -32,6 +33,7 @@ int cmd_export(int argc, char **argv, struct cb_err *err)
 	struct cb_args args = CB_ARGS_INIT;
 	struct cb_buf b = CB_BUF_INIT;
 	const char *format = NULL, *output = NULL;
+	struct cb_run_view v = { 0 };
 	json_t *doc = NULL;
 	char *data = NULL;
 	size_t len = 0, n;
@@ -59,7 +61,18 @@ int cmd_export(int argc, char **argv, struct cb_err *err)
 		if (cb_guard_check(&g, output, err) < 0)
 			goto out;
 	}
-	if (!(doc = cb_export_run(args.pos[0], err)))
+	/* A derived run holds no timing of its own: its run root is the one
+	 * to export. */
+	if (cb_exists_in(args.pos[0], CB_RUN_DERIVED)) {
+		cb_fail(err, "%s: a derived run (" CB_RUN_DERIVED "): export its run root, whose receipts it re-reads",
+			args.pos[0]);
+		goto out;
+	}
+	if (!cb_exists_in(args.pos[0], CB_RUN_CAMPAIGN)) {
+		cb_fail(err, "%s: no campaign receipt (" CB_RUN_CAMPAIGN "): not a run root", args.pos[0]);
+		goto out;
+	}
+	if (cb_run_view_open(&v, args.pos[0], NULL, CB_RUN_VIEW_ROOT_ONLY, err) < 0 || !(doc = cb_export_run(&v, err)))
 		goto out;
 	if (csv) {
 		cb_export_csv(&b, doc);
@@ -85,6 +98,7 @@ out:
 	free(data);
 	cb_buf_release(&b);
 	json_decref(doc);
+	cb_run_view_release(&v);
 	cb_args_release(&args);
 	return rc;
 }

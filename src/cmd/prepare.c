@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "base/runroot.h"
 #include "account/expect.h"
 #include "base/fsutil.h"
 #include "seal/guard.h"
@@ -296,8 +297,8 @@ static int freeze(const char *target, const char *manifest_bytes, size_t len, co
 		free(tmp);
 		return -1;
 	}
-	mpath = cb_path_join(tmp, "manifest.json");
-	xpath = cb_path_join(tmp, "task-matrix.json");
+	mpath = cb_path_join(tmp, CB_RUN_MANIFEST);
+	xpath = cb_path_join(tmp, CB_RUN_MATRIX);
 	ipath = cb_path_join(tmp, CB_FROZEN_INVENTORY);
 	if (!mpath || !xpath || !ipath)
 		cb_fail(err, "out of memory");
@@ -479,9 +480,9 @@ int cmd_prepare(int argc, char **argv, struct cb_err *err)
 	}
 	if (cb_guard_mkdir(&g, opt_output, 0777, err) < 0 || freeze(target, bytes, len, inv_bytes, inv_len, mx, err) < 0)
 		goto out;
-	printf("prepare: frozen %s/manifest.json (sha256 %s)\n", target, m.sha256);
+	printf("prepare: frozen %s/" CB_RUN_MANIFEST " (sha256 %s)\n", target, m.sha256);
 	printf("prepare: frozen %s/%s (sha256 %s)\n", target, CB_FROZEN_INVENTORY, inv.sha256);
-	printf("prepare: frozen %s/task-matrix.json\n", target);
+	printf("prepare: frozen %s/" CB_RUN_MATRIX "\n", target);
 	rc = CB_EXIT_OK;
 out:
 	cb_history_release(&history);

@@ -3,6 +3,7 @@
  * (reaccount.h), written outside it. */
 #include <stdio.h>
 
+#include "base/runroot.h"
 #include "cmd.h"
 #include "opts.h"
 #include "account/reaccount.h"
@@ -31,14 +32,14 @@ static void print_counts(const struct cb_reaccount *ra, const char *scope)
 	size_t i;
 
 	printf("scope %s: %zu of %zu tasks count as sealed at floor %lld\n", scope, ra->same_counts, ra->ntasks,
-	       ra->cs.launch_floor);
+	       ra->v->cs.launch_floor);
 	for (i = 0; i < ra->ntasks; i++) {
 		const struct cb_task_result *s = &ra->pairs[i].sealed, *d = &ra->pairs[i].derived;
 		if (s->have_topology && d->have_topology &&
 		    (s->topology[0] != d->topology[0] || s->topology[1] != d->topology[1] ||
 		     s->topology[2] != d->topology[2]))
 			printf("%s: topology %lld/%lld/%lld at floor %lld, %lld/%lld/%lld at %s\n", s->id, s->topology[0],
-			       s->topology[1], s->topology[2], ra->cs.launch_floor, d->topology[0], d->topology[1],
+			       s->topology[1], s->topology[2], ra->v->cs.launch_floor, d->topology[0], d->topology[1],
 			       d->topology[2], scope);
 	}
 }
@@ -46,6 +47,7 @@ static void print_counts(const struct cb_reaccount *ra, const char *scope)
 int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_reaccount ra = { 0 };
+	struct cb_run_view v = { 0 };
 	struct cb_scope scope = { 0, -1, 0 };
 	const char *output = NULL, *time_scope = NULL, *key = NULL;
 	char name[64], fp[CB_SHA256_HEX];
@@ -85,13 +87,15 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 		goto out;
 	if (key)
 		printf("signature: holds, key sha256:%s (%s)\n", fp, key);
-	if (cb_reaccount(args.pos[0], output, &scope, &ra, err) < 0) {
+	if (cb_run_view_open(&v, args.pos[0], NULL, CB_RUN_VIEW_ROOT_ONLY | CB_RUN_VIEW_COUNT, err) < 0)
+		goto out;
+	if (cb_reaccount(&v, output, &scope, &ra, err) < 0) {
 		if (ra.diff[0])
 			printf("equivalence: fails: %s\n", ra.diff);
 		goto out;
 	}
 	printf("equivalence: holds (%zu tasks reproduced at the run's own floor %lld)\n", ra.ntasks,
-	       ra.cs.launch_floor);
+	       ra.v->cs.launch_floor);
 	if (scope.by_time)
 		print_counts(&ra, name);
 	for (i = 0; i < ra.ntasks; i++) {
@@ -101,11 +105,12 @@ int cmd_reaccount(int argc, char **argv, struct cb_err *err)
 	}
 	if (cb_reaccount_write(&ra, output, err) < 0)
 		goto out;
-	printf("reaccount: %s: %zu of %zu tasks changed verdict; wrote %s/derived.json, matrix.csv, matrix.md\n",
+	printf("reaccount: %s: %zu of %zu tasks changed verdict; wrote %s/" CB_RUN_DERIVED ", " CB_RUN_MATRIX_CSV ", " CB_RUN_MATRIX_MD "\n",
 	       name, ra.changed, ra.ntasks, output);
 	rc = CB_EXIT_OK;
 out:
 	cb_reaccount_release(&ra);
+	cb_run_view_release(&v);
 	cb_args_release(&args);
 	return rc;
 }

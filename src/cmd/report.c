@@ -11,6 +11,7 @@
 #include "account/classify.h"
 #include "cmd.h"
 #include "base/fsutil.h"
+#include "base/runroot.h"
 #include "seal/guard.h"
 #include "opts.h"
 #include "views/report.h"
@@ -76,6 +77,7 @@ static const char report_about[] =
 int cmd_report(int argc, char **argv, struct cb_err *err)
 {
 	struct cb_report rp;
+	struct cb_run_view v;
 	struct cb_buf b = CB_BUF_INIT;
 	const char *format = NULL, *output = NULL, *fail_on = NULL, *run = NULL, *bundle = NULL;
 	struct cb_args args = CB_ARGS_INIT;
@@ -98,6 +100,7 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	memset(&rp, 0, sizeof(rp));
+	memset(&v, 0, sizeof(v));
 	rc = CB_EXIT_USAGE;
 	if (cb_fail_on_parse(fail_on, fail_set, err) < 0)
 		goto out;
@@ -125,12 +128,13 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 			goto out;
 		}
 	}
-	if (run && cb_is_dir(args.pos[0]) && !cb_report_has_file(args.pos[0], "derived.json")) {
-		cb_fail(err, "--run DIR applies to a derived run only, and %s holds no derived.json", args.pos[0]);
+	if (run && cb_is_dir(args.pos[0]) && !cb_report_has_file(args.pos[0], CB_RUN_DERIVED)) {
+		cb_fail(err, "--run DIR applies to a derived run only, and %s holds no " CB_RUN_DERIVED, args.pos[0]);
 		goto out;
 	}
 	rc = CB_EXIT_FAIL;
-	if ((sealed = cb_report_load(&rp, args.pos[0], run, bundle ? page : output, fail_set[0] != '\0', err)) < 0)
+	if (cb_run_view_open(&v, args.pos[0], run, CB_RUN_VIEW_COUNT, err) < 0 ||
+	    (sealed = cb_report_load(&rp, &v, bundle ? page : output, fail_set[0] != '\0', err)) < 0)
 		goto out;
 	if (bundle && rp.href) {
 		/* The bundle holds the run's files under run/, the derived run's
@@ -138,8 +142,8 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		free(rp.href);
 		free(rp.dhref);
 		rp.href = strdup(CB_BUNDLE_RUN);
-		rp.dhref = rp.derived_dir ? strdup(CB_BUNDLE_DERIVED) : NULL;
-		if (!rp.href || (rp.derived_dir && !rp.dhref)) {
+		rp.dhref = rp.v->derived_dir ? strdup(CB_BUNDLE_DERIVED) : NULL;
+		if (!rp.href || (rp.v->derived_dir && !rp.dhref)) {
 			cb_fail(err, "out of memory");
 			goto out;
 		}
@@ -148,7 +152,7 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		/* A gate never passes a run whose receipts cannot be trusted, and
 		 * writes nothing for it. */
 		cb_fail(err, "--fail-on %s: %s: the seal %s; a run that does not verify passes no gate", fail_on,
-			rp.root, rp.seal);
+			rp.v->root, rp.seal);
 		rc = CB_EXIT_VERIFY;
 		goto out;
 	}
@@ -195,6 +199,7 @@ out:
 	free(data);
 	cb_buf_release(&b);
 	cb_report_release(&rp);
+	cb_run_view_release(&v);
 	cb_args_release(&args);
 	return rc;
 }

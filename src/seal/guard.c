@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/runroot.h"
 #include "base/fsutil.h"
 #include "seal.h"
 #include "base/walk.h"
@@ -97,7 +98,7 @@ static int visit(int fd, const struct stat *st, size_t level, void *ctx)
 		c->in_run = 1;
 		return 1;
 	}
-	if (holds_file(fd, CB_SUMS_FILE) && holds_file(fd, "campaign.json")) {
+	if (holds_file(fd, CB_SUMS_FILE) && holds_file(fd, CB_RUN_CAMPAIGN)) {
 		c->in_run = 0;
 		return 1;
 	}

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/runroot.h"
 #include "base/buf.h"
 #include "format1.h"
 #include "base/fsutil.h"
@@ -478,7 +479,7 @@ static const char *format2_sealer(const json_t *j)
 static int check_format1(const char *root, const struct cb_sums *sums, const struct cb_tree *t,
 			 char (*hex)[CB_SHA256_HEX], struct cb_verify_report *rep, struct cb_err *err)
 {
-	size_t at = cb_sums_find(sums, "run.json"), i;
+	size_t at = cb_sums_find(sums, CB_RUN_RUN), i;
 	struct cb_err why = CB_ERR_INIT;
 	const char *c;
 	char *path;
@@ -489,11 +490,11 @@ static int check_format1(const char *root, const struct cb_sums *sums, const str
 		return push_str(&rep->sums, &rep->nsums,
 				strdup("SHA256SUMS lists no SEAL (format 1) and no run.json: only a run sealed by a "
 				       "caliber from before SEAL is format 1, and its run.json says which"), err);
-	for (i = 0; i < t->n && strcmp(t->v[i].rel, "run.json") != 0; i++)
+	for (i = 0; i < t->n && strcmp(t->v[i].rel, CB_RUN_RUN) != 0; i++)
 		;
 	if (i == t->n || t->v[i].kind != CB_ENT_FILE || strcmp(hex[i], sums->v[at].hex) != 0)
 		return 0;
-	if (!(path = cb_path_join(root, "run.json")))
+	if (!(path = cb_path_join(root, CB_RUN_RUN)))
 		return cb_fail(err, "out of memory");
 	j = cb_json_load_file(path, &why);
 	free(path);
@@ -633,19 +634,25 @@ int cb_verify_or_fail(const char *root, struct cb_err *err)
 	return cb_verify_or_fail_observed(root, NULL, err);
 }
 
+int cb_verify_fail(const char *root, const struct cb_verify_report *rep, struct cb_err *err)
+{
+	char first[CB_ERR_MAX - 256];
+
+	if (cb_verify_holds(rep))
+		return 0;
+	cb_verify_first(rep, first, sizeof(first));
+	return cb_fail(err, "%s: seal does not hold: %s", root, first);
+}
+
 int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer *obs,
 			       struct cb_err *err)
 {
 	struct cb_verify_report rep;
-	char first[CB_ERR_MAX - 256];
-	int rc = 0;
+	int rc;
 
 	if (cb_verify_observed(root, obs, &rep, err) < 0)
 		return -1;
-	if (!cb_verify_holds(&rep)) {
-		cb_verify_first(&rep, first, sizeof(first));
-		rc = cb_fail(err, "%s: seal does not hold: %s", root, first);
-	}
+	rc = cb_verify_fail(root, &rep, err);
 	cb_verify_report_release(&rep);
 	return rc;
 }

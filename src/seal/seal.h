@@ -98,6 +98,9 @@ void cb_verify_describe(const struct cb_verify_report *rep, char *out, size_t ca
 void cb_verify_first(const struct cb_verify_report *rep, char *out, size_t cap);
 void cb_verify_report_release(struct cb_verify_report *rep);
 
+/* 0 when rep holds, else -1 with err naming root and the first
+ * difference (what cb_verify_or_fail says). */
+int cb_verify_fail(const char *root, const struct cb_verify_report *rep, struct cb_err *err);
 /* cb_verify, turning any difference into an error that names the first one;
  * used by commands that must not trust an unsealed or altered run. */
 int cb_verify_or_fail(const char *root, struct cb_err *err);

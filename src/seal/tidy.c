@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/runroot.h"
 #include "base/fsutil.h"
 #include "base/jsonio.h"
 
@@ -260,7 +261,7 @@ int cb_remove_abandoned_temps(const char *path, struct cb_err *err)
 
 int cb_tidy_resume(const char *root, const char *scratch_prefix, json_t *changes, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "run.json");
+	char *path = cb_path_join(root, CB_RUN_RUN);
 	json_t *run = NULL, *inv;
 	size_t i;
 	int rc = 0;

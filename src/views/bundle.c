@@ -61,7 +61,7 @@ static int copy_linked(const struct cb_report *rp, const char *tmp, const char *
 {
 	int derived = strncmp(rel, CB_BUNDLE_DERIVED "/", strlen(CB_BUNDLE_DERIVED) + 1) == 0;
 	const char *rest = rel + strlen(derived ? CB_BUNDLE_DERIVED : CB_BUNDLE_RUN) + 1;
-	char *src = cb_path_join(derived ? rp->derived_dir : rp->root, rest), *dst = cb_path_join(tmp, rel);
+	char *src = cb_path_join(derived ? rp->v->derived_dir : rp->v->root, rest), *dst = cb_path_join(tmp, rel);
 	char *data = NULL, *slash;
 	size_t len;
 	int rc = -1;
@@ -118,7 +118,7 @@ static int copy_links(const struct cb_report *rp, const char *html, size_t len, 
 int cb_report_bundle(const struct cb_report *rp, const char *html, size_t len, const char *dir, size_t *nfiles,
 		     struct cb_err *err)
 {
-	const struct cb_guard g = { "--bundle", rp->root, "a sealed run is never written to" };
+	const struct cb_guard g = { "--bundle", rp->v->root, "a sealed run is never written to" };
 	char *tmp = NULL, *page = NULL;
 	struct cb_err ignored;
 	int rc = -1;

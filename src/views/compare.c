@@ -9,7 +9,7 @@
 
 #include "base/fsutil.h"
 #include "base/jsonio.h"
-#include "seal/seal.h"
+#include "base/runroot.h"
 
 #define CB_COMPARE_SCHEMA "caliber.compare/1"
 
@@ -42,7 +42,7 @@ static long long ppm_saturated(double x)
  * order, the A/A band's farthest edge from zero. */
 static int load_task(const char *root, const char *id, int k, struct cb_compare_task *t, struct cb_err *err)
 {
-	char *p = cb_strdupf("%s/tasks/%s/task.json", root, id);
+	char *p = cb_strdupf("%s/" CB_RUN_TASKS "/%s/" CB_RUN_TASK, root, id);
 	json_t *doc = p ? cb_json_load_file(p, err) : NULL;
 	int o, rc;
 
@@ -81,24 +81,6 @@ static void compare_task(struct cb_compare_task *t)
 	}
 }
 
-/* Check run k's seal and read its campaign receipt. */
-static int open_run(struct cb_compare *c, int k, const char *root, struct cb_err *err)
-{
-	char *p;
-	int rc;
-
-	if (!cb_is_dir(root))
-		return cb_fail(err, "%s: not a directory", root);
-	if (!cb_exists_in(root, "campaign.json"))
-		return cb_fail(err, "%s: no campaign receipt (campaign.json): not a run root", root);
-	if (cb_verify_or_fail(root, err) < 0)
-		return -1;
-	p = cb_path_join(root, "campaign.json");
-	rc = p ? cb_campaign_summary_load(p, &c->cs[k], err) : cb_fail(err, "out of memory");
-	free(p);
-	return rc;
-}
-
 /* The task of c with id, or NULL. */
 static struct cb_compare_task *find(struct cb_compare *c, const char *id)
 {
@@ -110,27 +92,28 @@ static struct cb_compare_task *find(struct cb_compare *c, const char *id)
 	return NULL;
 }
 
-int cb_compare_load(struct cb_compare *c, const char *a, const char *b, struct cb_err *err)
+int cb_compare_load(struct cb_compare *c, const struct cb_run_view *va, const struct cb_run_view *vb,
+		    struct cb_err *err)
 {
-	const char *root[2] = { a, b };
+	const char *a = va->root, *b = vb->root, *root[2] = { va->root, vb->root };
 	size_t i;
 	int k;
 
 	memset(c, 0, sizeof(*c));
-	if (open_run(c, 0, a, err) < 0 || open_run(c, 1, b, err) < 0)
-		return -1;
-	c->t = calloc(c->cs[0].ntasks + c->cs[1].ntasks + 1, sizeof(*c->t));
+	c->v[0] = va;
+	c->v[1] = vb;
+	c->t = calloc(c->v[0]->cs.ntasks + c->v[1]->cs.ntasks + 1, sizeof(*c->t));
 	if (!c->t)
 		return cb_fail(err, "out of memory");
 	for (k = 0; k < 2; k++)
-		for (i = 0; i < c->cs[k].ntasks; i++) {
-			const char *id = c->cs[k].tasks[i].id;
+		for (i = 0; i < c->v[k]->cs.ntasks; i++) {
+			const char *id = c->v[k]->cs.tasks[i].id;
 			struct cb_compare_task *t = find(c, id);
 
 			if (!cb_is_ident(id))
-				return cb_fail(err, "%s/campaign.json: tasks[%zu]: '%s' is not a task name", root[k], i, id);
+				return cb_fail(err, "%s/" CB_RUN_CAMPAIGN ": tasks[%zu]: '%s' is not a task name", root[k], i, id);
 			if (t && t->in[k])
-				return cb_fail(err, "%s/campaign.json: tasks[%zu]: '%s' is listed twice", root[k], i, id);
+				return cb_fail(err, "%s/" CB_RUN_CAMPAIGN ": tasks[%zu]: '%s' is listed twice", root[k], i, id);
 			if (!t)
 				t = &c->t[c->n++];
 			if (load_task(root[k], id, k, t, err) < 0)
@@ -165,8 +148,6 @@ void cb_compare_release(struct cb_compare *c)
 		cb_task_result_release(&c->t[i].r[1]);
 	}
 	free(c->t);
-	cb_campaign_summary_release(&c->cs[0]);
-	cb_campaign_summary_release(&c->cs[1]);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -225,8 +206,8 @@ void cb_compare_text(struct cb_buf *b, const struct cb_compare *c)
 	int o;
 
 	cb_buf_adds(b, "caliber compare: A against B\n");
-	put_run(b, &c->cs[0], 'A');
-	put_run(b, &c->cs[1], 'B');
+	put_run(b, &c->v[0]->cs, 'A');
+	put_run(b, &c->v[1]->cs, 'B');
 	cb_buf_addf(b, "tasks: %zu in both, %zu only in A, %zu only in B; in both, %zu changed verdict, %zu changed "
 		       "topology, %zu moved beyond both A/A bands\n\n", c->common, c->only[0], c->only[1], c->verdicts,
 		    c->topologies, c->moved);
@@ -283,9 +264,9 @@ json_t *cb_compare_json(const struct cb_compare *c)
 	int k, o;
 
 	for (k = 0; runs && k < 2; k++)
-		json_array_append_new(runs, json_pack("{s:s, s:s, s:s?, s:O?}", "campaign", c->cs[k].campaign, "selection",
-						      c->cs[k].selection, "finished", cb_json_str(c->cs[k].doc, "finished"),
-						      "sources", json_object_get(c->cs[k].doc, "sources")));
+		json_array_append_new(runs, json_pack("{s:s, s:s, s:s?, s:O?}", "campaign", c->v[k]->cs.campaign, "selection",
+						      c->v[k]->cs.selection, "finished", cb_json_str(c->v[k]->cs.doc, "finished"),
+						      "sources", json_object_get(c->v[k]->cs.doc, "sources")));
 	for (i = 0; tasks && i < c->n; i++) {
 		const struct cb_compare_task *t = &c->t[i];
 		json_t *moves = json_object();

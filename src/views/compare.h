@@ -17,6 +17,7 @@
 #include "base/buf.h"
 #include "caliber.h"
 #include "account/receipt.h"
+#include "account/runview.h"
 
 /* One task of either run. */
 struct cb_compare_task {
@@ -32,14 +33,16 @@ struct cb_compare_task {
 
 /* Two runs compared; zeroed is empty. */
 struct cb_compare {
-	struct cb_campaign_summary cs[2];
+	const struct cb_run_view *v[2];          /* runs A and B, borrowed: they outlive the comparison */
 	struct cb_compare_task *t;               /* run A's tasks in its order, then those only in B */
 	size_t n, common, only[2], verdicts, topologies, moved;
 };
 
-/* Compare the sealed runs at a and b: both seals must hold, and they must
- * share a task (matched by id, the same op). Refusals name the run. */
-int cb_compare_load(struct cb_compare *c, const char *a, const char *b, struct cb_err *err);
+/* Compare the sealed runs va and vb (runview.h; opened, their seals found
+ * to hold and their campaign receipts read): they must share a task
+ * (matched by id, the same op). Refusals name the run. */
+int cb_compare_load(struct cb_compare *c, const struct cb_run_view *va, const struct cb_run_view *vb,
+		    struct cb_err *err);
 void cb_compare_release(struct cb_compare *c);
 
 /* The comparison as text for a terminal, and as JSON (docs/formats.md,

@@ -1,6 +1,7 @@
-/* diff.c: where the topology changed (diff.h): a run's measured kernels
- * matched across cells, their topology ops compared line by line of the
- * kernels' source, as text and JSON. */
+/* diff.c: where the topology changed (diff.h), the model: a run's
+ * measured kernels matched across cells and their topology ops compared
+ * line by line of the kernels' source; their GPU time is diff_time.c's,
+ * the text and JSON diff_text.c's. */
 #include "diff.h"
 
 #include <math.h>
@@ -8,17 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/runroot.h"
+#include "diff_time.h"
 #include "account/evidence.h"
+#include "account/reaccount.h"
 #include "base/fsutil.h"
 #include "base/jsonio.h"
-#include "account/reaccount.h"
-#include "seal/seal.h"
 #include "account/stats.h"
 #include "base/suggest.h"
 #include "account/timing.h"
 #include "ir/topology.h"
-
-#define CB_DIFF_SCHEMA "caliber.diff/1"
 
 /* ---- paths ---------------------------------------------------------------- */
 
@@ -45,7 +45,7 @@ char *cb_diff_path(const struct cb_diff *d, const char *file)
  * without trailing slashes; the root "/" is left out. */
 static int load_roots(struct cb_diff *d, struct cb_err *err)
 {
-	json_t *roots = json_object_get(d->cs.doc, "roots"), *v, *w;
+	json_t *roots = json_object_get(d->v->cs.doc, "roots"), *v, *w;
 	const char *k, *k2;
 	size_t cap = 0;
 
@@ -89,7 +89,7 @@ static int same_line(const struct cb_ir_op *a, const struct cb_ir_op *b)
 }
 
 /* Whether two ops have the same whole chain of frames. */
-static int same_chain(const struct cb_ir_op *a, const struct cb_ir_op *b)
+int cb_diff_same_chain(const struct cb_ir_op *a, const struct cb_ir_op *b)
 {
 	size_t i;
 
@@ -123,7 +123,7 @@ static void pair_ops(const struct cb_ir_module *x, const struct cb_ir_module *y,
 		for (i = 0; i < x->nops; i++)
 			for (j = 0; !mx[i] && j < y->nops; j++) {
 				const struct cb_ir_op *a = &x->ops[i], *b = &y->ops[j];
-				if (my[j] || !same_line(a, b) || (pass < 2 && !same_chain(a, b)) ||
+				if (my[j] || !same_line(a, b) || (pass < 2 && !cb_diff_same_chain(a, b)) ||
 				    (pass < 1 && !same_layouts(a, b)))
 					continue;
 				mx[i] = j + 1;
@@ -265,13 +265,13 @@ static int fill_kernel(const struct cb_diff *d, struct cb_diff_kernel *k, const 
 		return cb_fail(err, "out of memory");
 	k->variant[f->role] = strdup(f->v->name);
 	k->launches[f->role] = f->v->launches;
-	k->ttgir[f->role] = cb_strdupf("tasks/%s/cells/%s-%s/ir/%s/%s", t->id, t->phase, cell, f->v->name, f->file);
-	path = k->ttgir[f->role] ? cb_path_join(d->root, k->ttgir[f->role]) : NULL;
+	k->ttgir[f->role] = cb_strdupf(CB_RUN_TASKS "/%s/" CB_RUN_CELLS "/%s-%s/ir/%s/%s", t->id, t->phase, cell, f->v->name, f->file);
+	path = k->ttgir[f->role] ? cb_path_join(d->v->root, k->ttgir[f->role]) : NULL;
 	if (!k->variant[f->role] || !path) {
 		free(path);
 		return cb_fail(err, "out of memory");
 	}
-	if (cb_ir_module_load(path, d->m.topology_op, &k->ir[f->role], err) < 0) {
+	if (cb_ir_module_load(path, d->v->m.topology_op, &k->ir[f->role], err) < 0) {
 		free(path);
 		return -1;
 	}
@@ -291,14 +291,14 @@ static int find_variants(const struct cb_diff *d, const char *tdir, const char *
 	for (r = 0; r < CB_NROLES; r++)
 		for (i = 0; i < topo[r].nv; i++) {
 			const struct cb_variant *v = &topo[r].v[i];
-			const char *cell = cb_manifest_cell(&d->m, (enum cb_role)r)->name;
+			const char *cell = cb_manifest_cell(&d->v->m, (enum cb_role)r)->name;
 			char *vdir;
 			char **names;
 			size_t n;
 
 			if (!v->scoped)
 				continue;
-			vdir = cb_strdupf("%s/cells/%s-%s/ir/%s", tdir, phase, cell, v->name);
+			vdir = cb_strdupf("%s/" CB_RUN_CELLS "/%s-%s/ir/%s", tdir, phase, cell, v->name);
 			if (!vdir || cb_list_dir(vdir, &names, &n, err) < 0) {
 				free(vdir);
 				return vdir ? -1 : cb_fail(err, "out of memory");
@@ -410,7 +410,7 @@ static int match_kernels(const struct cb_diff *d, struct cb_diff_task *t, struct
 			if (!k)
 				continue;
 			f[i].taken = 1;
-			if (fill_kernel(d, k, &f[i], cb_manifest_cell(&d->m, (enum cb_role)f[i].role)->name, t, err) < 0)
+			if (fill_kernel(d, k, &f[i], cb_manifest_cell(&d->v->m, (enum cb_role)f[i].role)->name, t, err) < 0)
 				return -1;
 		}
 	if (t->nk)
@@ -419,11 +419,11 @@ static int match_kernels(const struct cb_diff *d, struct cb_diff_task *t, struct
 }
 
 /* A message about a file under the run root, without the root's path. */
-static char *relative_msg(const struct cb_diff *d, const char *msg)
+char *cb_diff_relative_msg(const struct cb_diff *d, const char *msg)
 {
-	size_t n = strlen(d->root);
+	size_t n = strlen(d->v->root);
 
-	return strdup(strncmp(msg, d->root, n) == 0 && msg[n] == '/' ? msg + n + 1 : msg);
+	return strdup(strncmp(msg, d->v->root, n) == 0 && msg[n] == '/' ? msg + n + 1 : msg);
 }
 
 /* The topology of each cell of task t (round a's first session, or the
@@ -432,8 +432,8 @@ static char *relative_msg(const struct cb_diff *d, const char *msg)
 static int scan_cells(const struct cb_diff *d, const struct cb_ttgir_counts *counts, const char *tdir,
 		      struct cb_diff_task *t, struct cb_topology *topo, struct cb_err *err)
 {
-	char *a = cb_cell_dir(tdir, CB_PH_ROUND_A, cb_manifest_cell(&d->m, CB_ROLE_BASELINE)->name);
-	char *s = cb_cell_dir(tdir, CB_PH_SCREEN, cb_manifest_cell(&d->m, CB_ROLE_BASELINE)->name);
+	char *a = cb_cell_dir(tdir, CB_PH_ROUND_A, cb_manifest_cell(&d->v->m, CB_ROLE_BASELINE)->name);
+	char *s = cb_cell_dir(tdir, CB_PH_SCREEN, cb_manifest_cell(&d->v->m, CB_ROLE_BASELINE)->name);
 	enum cb_phase p = a && s && !cb_exists(a) && cb_exists(s) ? CB_PH_SCREEN : CB_PH_ROUND_A;
 	int r;
 
@@ -441,7 +441,7 @@ static int scan_cells(const struct cb_diff *d, const struct cb_ttgir_counts *cou
 	free(s);
 	t->phase = cb_phase_name(p);
 	for (r = 0; r < CB_NROLES && !t->error; r++) {
-		const char *cell = cb_manifest_cell(&d->m, (enum cb_role)r)->name;
+		const char *cell = cb_manifest_cell(&d->v->m, (enum cb_role)r)->name;
 		char *cdir = cb_cell_dir(tdir, p, cell);
 		char *index = cdir ? cb_path_join(cdir, "ir/index.tsv") : NULL;
 		struct cb_err e = CB_ERR_INIT;
@@ -450,8 +450,8 @@ static int scan_cells(const struct cb_diff *d, const struct cb_ttgir_counts *cou
 		if (index && !cb_exists(index))
 			t->error = cb_strdupf("cell %s left no IR in %s (no ir/index.tsv)", cell,
 					      p == CB_PH_SCREEN ? "its screen" : "round a");
-		else if (index && cb_topology_scan_counted(cdir, d->m.topology_op, d->floor, counts, &topo[r], &e) < 0)
-			t->error = relative_msg(d, e.msg);
+		else if (index && cb_topology_scan_counted(cdir, d->v->m.topology_op, d->v->floor, counts, &topo[r], &e) < 0)
+			t->error = cb_diff_relative_msg(d, e.msg);
 		else if (index && !topo[r].joinable)
 			t->error = cb_strdupf("cell %s: its IR cannot be joined to its launch index: %s", cell,
 					      topo[r].nunjoinable ? topo[r].unjoinable[0] : "?");
@@ -472,7 +472,7 @@ static int task_verdict(const struct cb_diff *d, const char *tdir, struct cb_dif
 			long long sealed[CB_NROLES], int *have, struct cb_err *err)
 {
 	struct cb_task_result res;
-	char *p = cb_path_join(tdir, "task.json");
+	char *p = cb_path_join(tdir, CB_RUN_TASK);
 	const json_t *e;
 	size_t i;
 	int rc;
@@ -489,7 +489,7 @@ static int task_verdict(const struct cb_diff *d, const char *tdir, struct cb_dif
 	memcpy(sealed, res.topology, sizeof(res.topology));
 	res.code = NULL;
 	cb_task_result_release(&res);
-	json_array_foreach(json_object_get(d->derived, "tasks"), i, e) {
+	json_array_foreach(json_object_get(d->v->derived, "tasks"), i, e) {
 		const json_t *dv = json_object_get(e, "derived");
 		const char *v = cb_json_str(dv, "verdict"), *code = cb_json_str(dv, "code");
 		if (!same_str(cb_json_str(e, "id"), t->id) || !v || strlen(v) != 1 || !code)
@@ -502,254 +502,6 @@ static int task_verdict(const struct cb_diff *d, const char *tdir, struct cb_dif
 	return t->code ? 0 : cb_fail(err, "out of memory");
 }
 
-/* ---- a task's GPU time ---------------------------------------------------- */
-
-/* Each cell's profiled replays into ck; in a derived run scoped by time,
- * each cell's topology scoped so, as reaccount scoped it (an X or K task
- * keeps the sealed floor). A cell that cannot be scoped gives the task no
- * topology to compare. */
-static int load_profiles(const struct cb_diff *d, const char *tdir, struct cb_diff_task *t, struct cb_topology *topo,
-			 struct cb_cell_kernels *ck, struct cb_err *err)
-{
-	int r;
-
-	for (r = 0; r < CB_NROLES; r++) {
-		const char *cell = cb_manifest_cell(&d->m, (enum cb_role)r)->name;
-		struct cb_kernel_sums s;
-
-		if (cb_cell_kernels_load(tdir, cell, &ck[r], err) < 0)
-			return -1;
-		t->time.unjoined += ck[r].unjoined;
-		if (ck[r].error && !t->time.error && !(t->time.error = relative_msg(d, ck[r].error)))
-			return cb_fail(err, "out of memory");
-		if (!d->by_time || t->verdict == 'X' || t->verdict == 'K' || t->error)
-			continue;
-		if (!ck[r].n) {
-			t->error = cb_strdupf("cell %s has no profiled replay in round a to scope by time", cell);
-			return t->error ? 0 : cb_fail(err, "out of memory");
-		}
-		if (cb_kernel_sums_of(&ck[r], NULL, 0, &s, err) < 0)
-			return -1;
-		cb_kernels_scope_topology(&topo[r], &s, d->share_ppm);
-		cb_kernel_sums_release(&s);
-	}
-	return 0;
-}
-
-/* Each kernel's resources in each cell, from a-<cell>/ir/resources.tsv
- * where it exists; one that cannot be read is the task's time.error. */
-static int load_resources(const struct cb_diff *d, const char *tdir, struct cb_diff_task *t, struct cb_err *err)
-{
-	int r;
-	size_t i;
-
-	for (r = 0; r < CB_NROLES; r++) {
-		char *path = cb_strdupf("%s/cells/a-%s/%s", tdir, cb_manifest_cell(&d->m, (enum cb_role)r)->name,
-					CB_RESOURCES_FILE);
-		struct cb_resource_table tab;
-		struct cb_err e;
-
-		if (!path)
-			return cb_fail(err, "out of memory");
-		if (!cb_exists(path)) {
-			free(path);
-			continue;
-		}
-		if (cb_resources_load(path, &tab, &e) < 0) {
-			free(path);
-			if (!t->time.error && !(t->time.error = relative_msg(d, e.msg)))
-				return cb_fail(err, "out of memory");
-			continue;
-		}
-		free(path);
-		for (i = 0; i < t->nk; i++) {
-			const struct cb_resources *res = cb_resources_find(&tab, t->k[i].variant[r]);
-			if (res) {
-				t->k[i].res[r] = *res;
-				t->k[i].have_res[r] = 1;
-			}
-		}
-		cb_resource_table_release(&tab);
-	}
-	return 0;
-}
-
-/* The timed median per call of each of rows in cell, its round-a
- * sessions' samples pooled, summed over the rows into *out; -1 there when
- * a session's timing cannot be read or a row has no samples. */
-static int timed_sum(const char *tdir, const char *cell, const char *const *rows, size_t nrows, double *out,
-		     struct cb_err *err)
-{
-	struct cb_timing *ts = NULL;
-	size_t nt = 0, i, j, k;
-	int s, rc = 0;
-
-	*out = 0;
-	for (s = 1;; s++) {
-		char *dir = cb_session_dir(tdir, CB_PH_ROUND_A, cell, s), *path = dir ? cb_path_join(dir, "timing.jsonl") : NULL;
-		struct cb_timing *more;
-		struct cb_err e;
-		int there = path && cb_is_dir(dir);
-
-		free(dir);
-		if (!path || !there) {
-			free(path);
-			if (!path)
-				rc = cb_fail(err, "out of memory");
-			break;
-		}
-		if (!cb_exists(path)) {
-			free(path);
-			continue;
-		}
-		if (!(more = realloc(ts, (nt + 1) * sizeof(*ts)))) {
-			free(path);
-			rc = cb_fail(err, "out of memory");
-			break;
-		}
-		ts = more;
-		if (cb_timing_load(path, &ts[nt], &e) < 0)
-			*out = -1;
-		else
-			nt++;
-		free(path);
-	}
-	for (i = 0; rc == 0 && *out >= 0 && i < nrows; i++) {
-		int64_t *v = NULL, *more;
-		size_t n = 0;
-		for (j = 0; j < nt; j++)
-			for (k = 0; k < ts[j].n; k++) {
-				if (strcmp(ts[j].rows[k].row, rows[i]) != 0)
-					continue;
-				if (!(more = realloc(v, (n + ts[j].rows[k].n) * sizeof(*v)))) {
-					free(v);
-					rc = cb_fail(err, "out of memory");
-					goto out;
-				}
-				v = more;
-				memcpy(v + n, ts[j].rows[k].samples, ts[j].rows[k].n * sizeof(*v));
-				n += ts[j].rows[k].n;
-			}
-		*out = n ? *out + cb_median_i64(v, n) : -1;
-		free(v);
-	}
-out:
-	for (j = 0; j < nt; j++)
-		cb_timing_release(&ts[j]);
-	free(ts);
-	return rc;
-}
-
-/* Add ns to the other kernel of name in t (appended when new). */
-static int add_other(struct cb_diff_time *tm, const char *name, int r, double ns)
-{
-	struct cb_diff_other *o;
-	size_t i;
-	int q;
-
-	for (i = 0; i < tm->nother; i++)
-		if (strcmp(tm->other[i].kernel, name) == 0) {
-			tm->other[i].ns[r] += ns;
-			return 0;
-		}
-	if (!(o = realloc(tm->other, (tm->nother + 1) * sizeof(*o))))
-		return -1;
-	tm->other = o;
-	o = &tm->other[tm->nother];
-	if (!(o->kernel = strdup(name)))
-		return -1;
-	for (q = 0; q < CB_NROLES; q++)
-		o->ns[q] = tm->in[q] ? 0 : -1;
-	o->ns[r] = ns;
-	tm->nother++;
-	return 0;
-}
-
-static int cmp_other(const void *x, const void *y)
-{
-	return strcmp(((const struct cb_diff_other *)x)->kernel, ((const struct cb_diff_other *)y)->kernel);
-}
-
-/* Whether variant is the variant in cell r of one of t's kernels. */
-static int measured(const struct cb_diff_task *t, int r, const char *variant)
-{
-	size_t i;
-
-	for (i = 0; variant && i < t->nk; i++)
-		if (same_str(t->k[i].variant[r], variant))
-			return 1;
-	return 0;
-}
-
-/* The GPU time of each cell's kernels in its task, over the rows every
- * profiled cell has (the control's left out when it has none of them), and
- * where the time moved. */
-static int attribute(const struct cb_diff *d, const char *tdir, struct cb_diff_task *t, const struct cb_topology *topo,
-		     const struct cb_cell_kernels *ck, struct cb_err *err)
-{
-	struct cb_diff_time *tm = &t->time;
-	const struct cb_cell_kernels *cells[CB_NROLES];
-	struct cb_kernel_sums s;
-	const char **rows = NULL;
-	size_t nrows = 0, nc, i;
-	int r, rc = -1;
-
-	for (i = 0; i < t->nk; i++)
-		for (r = 0; r < CB_NROLES; r++)
-			t->k[i].ns[r] = -1;
-	if (load_resources(d, tdir, t, err) < 0)
-		return -1;
-	for (r = 0; r < CB_NROLES; r++)
-		tm->in[r] = ck[r].n > 0;
-	if (!tm->in[CB_ROLE_BASELINE] || !tm->in[CB_ROLE_CANDIDATE])
-		return 0;
-	for (;;) {
-		for (r = 0, nc = 0; r < CB_NROLES; r++)
-			if (tm->in[r])
-				cells[nc++] = &ck[r];
-		free(rows);
-		if (cb_cell_kernels_common(cells, nc, &rows, &nrows, err) < 0)
-			return -1;
-		if (nrows || !tm->in[CB_ROLE_CONTROL])
-			break;
-		tm->in[CB_ROLE_CONTROL] = 0;
-	}
-	if (!nrows) {
-		free(rows);
-		tm->in[CB_ROLE_BASELINE] = tm->in[CB_ROLE_CANDIDATE] = 0;
-		return 0;
-	}
-	tm->known = 1;
-	tm->rows = nrows;
-	for (r = 0; r < CB_NROLES; r++) {
-		tm->gpu_ns[r] = tm->timed_ns[r] = -1;
-		if (!tm->in[r])
-			continue;
-		if (cb_kernel_sums_of(&ck[r], rows, nrows, &s, err) < 0)
-			goto out;
-		tm->gpu_ns[r] = s.total_ns;
-		for (i = 0; i < t->nk; i++)
-			if (t->k[i].variant[r])
-				t->k[i].ns[r] = cb_kernel_sums_variant(&s, t->k[i].variant[r]);
-		for (i = 0; i < s.n; i++)
-			if (!measured(t, r, s.k[i].variant) && add_other(tm, cb_kernels_name(&topo[r], &s.k[i]), r, s.k[i].ns) < 0) {
-				cb_kernel_sums_release(&s);
-				cb_fail(err, "out of memory");
-				goto out;
-			}
-		cb_kernel_sums_release(&s);
-		if (timed_sum(tdir, cb_manifest_cell(&d->m, (enum cb_role)r)->name, rows, nrows, &tm->timed_ns[r], err) < 0)
-			goto out;
-	}
-	if (tm->nother)
-		qsort(tm->other, tm->nother, sizeof(*tm->other), cmp_other);
-	rc = cb_time_moved_of(&ck[CB_ROLE_BASELINE], &ck[CB_ROLE_CANDIDATE], &topo[CB_ROLE_BASELINE],
-			      &topo[CB_ROLE_CANDIDATE], &tm->moved, err);
-out:
-	free(rows);
-	return rc;
-}
-
 /* Diff task t (its id set): verdict, cells' topology, kernels, ops, time. */
 static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *counts, struct cb_diff_task *t,
 		     struct cb_err *err)
@@ -758,7 +510,7 @@ static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *coun
 	struct cb_cell_kernels ck[CB_NROLES];
 	long long sealed[CB_NROLES];
 	int have_sealed = 0;
-	char *tdir = cb_strdupf("%s/tasks/%s", d->root, t->id);
+	char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", d->v->root, t->id);
 	struct found *f = NULL;
 	size_t nf = 0, i;
 	int r, rc = -1;
@@ -769,7 +521,7 @@ static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *coun
 		return cb_fail(err, "out of memory");
 	if (task_verdict(d, tdir, t, sealed, &have_sealed, err) < 0 || scan_cells(d, counts, tdir, t, topo, err) < 0)
 		goto out;
-	if (!t->error && load_profiles(d, tdir, t, topo, ck, err) < 0)
+	if (!t->error && cb_diff_load_profiles(d, tdir, t, topo, ck, err) < 0)
 		goto out;
 	if (!t->error && (find_variants(d, tdir, t->phase, topo, &f, &nf, err) < 0 || match_kernels(d, t, f, nf, err) < 0))
 		goto out;
@@ -787,14 +539,14 @@ static int diff_task(const struct cb_diff *d, const struct cb_ttgir_counts *coun
 	/* What the ops listed add up to is what was accounted at the run's
 	 * floor: IR that says otherwise (a TTGIR emptied and the run sealed
 	 * again) is refused, never shown under the sealed counts. */
-	if (!t->error && !d->derived && have_sealed && memcmp(t->count, sealed, sizeof(sealed)) != 0) {
-		cb_fail(err, "its TTGIR counts %lld/%lld/%lld, its receipt (tasks/%s/task.json) sealed "
+	if (!t->error && !d->v->derived && have_sealed && memcmp(t->count, sealed, sizeof(sealed)) != 0) {
+		cb_fail(err, "its TTGIR counts %lld/%lld/%lld, its receipt (" CB_RUN_TASKS "/%s/" CB_RUN_TASK ") sealed "
 			"%lld/%lld/%lld: the IR is not what was accounted", t->count[CB_ROLE_BASELINE],
 			t->count[CB_ROLE_CONTROL], t->count[CB_ROLE_CANDIDATE], t->id, sealed[CB_ROLE_BASELINE],
 			sealed[CB_ROLE_CONTROL], sealed[CB_ROLE_CANDIDATE]);
 		goto out;
 	}
-	if (!t->error && attribute(d, tdir, t, topo, ck, err) < 0)
+	if (!t->error && cb_diff_attribute(d, tdir, t, topo, ck, err) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -826,108 +578,37 @@ static void no_task(const struct cb_campaign_summary *cs, const char *root, cons
 	if (near)
 		cb_fail(err, "%s: no task '%s' in this run (did you mean %s?)", root, task, near);
 	else
-		cb_fail(err, "%s: no task '%s' in this run (campaign.json lists %zu)", root, task, cs->ntasks);
+		cb_fail(err, "%s: no task '%s' in this run (" CB_RUN_CAMPAIGN " lists %zu)", root, task, cs->ntasks);
 	free(ids);
 }
 
-/* The run root of dir (itself, or the run a derived run names), its
- * campaign receipt and manifest. A receipt or manifest that cannot be read
- * is kept in load_err and reported after the seal, as reaccount does. */
-static int open_run(struct cb_diff *d, const char *dir, const char *run, struct cb_err *load_err,
-		    struct cb_err *err)
+int cb_diff_load(struct cb_diff *d, const struct cb_run_view *v, const char *task, struct cb_err *err)
 {
-	char *p;
-	int rc;
-
-	if (!cb_is_dir(dir))
-		return cb_fail(err, "%s: not a directory", dir);
-	if (cb_exists_in(dir, "derived.json")) {
-		struct cb_derived_run dr;
-		if (cb_derived_open(dir, run, &dr, err) < 0)
-			return -1;
-		d->derived = dr.doc;
-		d->root = dr.root;
-		d->floor = dr.floor;
-		d->derived_dir = dir;
-		d->by_time = cb_derived_by_time(dr.doc, &d->share_ppm);
-	} else if (!cb_exists_in(dir, "campaign.json")) {
-		return cb_fail(err, "%s: neither a run root (no campaign.json) nor a derived run (no derived.json)", dir);
-	} else {
-		d->root = dir;
-	}
-	p = cb_path_join(d->root, "campaign.json");
-	rc = p ? cb_campaign_summary_load(p, &d->cs, load_err) : cb_fail(load_err, "out of memory");
-	free(p);
-	if (rc == 0) {
-		p = cb_path_join(d->root, "manifest.json");
-		rc = p ? cb_manifest_load(p, &d->m, load_err) : cb_fail(load_err, "out of memory");
-		free(p);
-	}
-	return rc < 0 ? 1 : 0;
-}
-
-int cb_diff_load(struct cb_diff *d, const char *dir, const char *run, const char *task, struct cb_err *err)
-{
-	struct cb_ttgir_counts counts;
-	struct cb_err load_err = CB_ERR_INIT;
 	size_t i;
-	int rc;
 
 	memset(d, 0, sizeof(*d));
-	memset(&counts, 0, sizeof(counts));
-	if ((rc = open_run(d, dir, run, &load_err, err)) < 0)
+	d->v = v;
+	if (cb_run_view_require(v, 1, err) < 0 || cb_run_view_check_derived(v, err) < 0 || load_roots(d, err) < 0)
 		return -1;
-	if (rc == 0 ? cb_evidence_verify_counting(d->root, d->m.topology_op, &counts, err) < 0
-		    : cb_verify_or_fail(d->root, err) < 0)
-		return -1;
-	if (rc) {
-		*err = load_err;
-		return -1;
-	}
-	rc = -1;
-	if (strcmp(d->m.sha256, d->cs.manifest_sha256) != 0) {
-		cb_fail(err, "%s: manifest.json does not match the campaign receipt's manifest_sha256", d->root);
-		goto out;
-	}
-	if (d->derived) {
-		const struct cb_derived_run dr = { d->derived, d->root, d->floor, 0 };
-		if (cb_derived_check(&dr, d->derived_dir, &d->cs, err) < 0)
-			goto out;
-	} else {
-		d->floor = d->cs.launch_floor;
-	}
-	if (load_roots(d, err) < 0)
-		goto out;
-	d->t = calloc(d->cs.ntasks + 1, sizeof(*d->t));
-	if (!d->t) {
-		cb_fail(err, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < d->cs.ntasks; i++) {
-		const char *id = d->cs.tasks[i].id;
+	d->t = calloc(v->cs.ntasks + 1, sizeof(*d->t));
+	if (!d->t)
+		return cb_fail(err, "out of memory");
+	for (i = 0; i < v->cs.ntasks; i++) {
+		const char *id = v->cs.tasks[i].id;
 		if (task && strcmp(task, id) != 0)
 			continue;
-		if (!cb_is_ident(id)) {
-			cb_fail(err, "%s/campaign.json: tasks[%zu]: '%s' is not a task name", d->root, i, id);
-			goto out;
-		}
-		if (!(d->t[d->n].id = strdup(id))) {
-			cb_fail(err, "out of memory");
-			goto out;
-		}
-		if (diff_task(d, &counts, &d->t[d->n++], err) < 0) {
-			cb_prefix(err, "task %s", id);
-			goto out;
-		}
+		if (!cb_is_ident(id))
+			return cb_fail(err, "%s/" CB_RUN_CAMPAIGN ": tasks[%zu]: '%s' is not a task name", v->root, i, id);
+		if (!(d->t[d->n].id = strdup(id)))
+			return cb_fail(err, "out of memory");
+		if (diff_task(d, v->counted ? &v->counts : NULL, &d->t[d->n++], err) < 0)
+			return cb_prefix(err, "task %s", id);
 	}
 	if (task && !d->n) {
-		no_task(&d->cs, d->root, task, err);
-		goto out;
+		no_task(&v->cs, v->root, task, err);
+		return -1;
 	}
-	rc = 0;
-out:
-	cb_ttgir_counts_release(&counts);
-	return rc;
+	return 0;
 }
 
 void cb_diff_release(struct cb_diff *d)
@@ -964,9 +645,6 @@ void cb_diff_release(struct cb_diff *d)
 	}
 	free(d->t);
 	cb_strv_free(d->roots, d->nroots);
-	json_decref(d->derived);
-	cb_manifest_release(&d->m);
-	cb_campaign_summary_release(&d->cs);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -985,534 +663,4 @@ void cb_diff_summarize(const struct cb_diff *d, struct cb_diff_summary *s)
 		s->added += t->added;
 		s->kept += t->kept;
 	}
-}
-
-/* ---- JSON ------------------------------------------------------------------ */
-
-static const char *const change_names[] = { "kept", "removed", "added" };
-
-/* A layout for JSON: its text, or null when none was found. */
-static json_t *layout_json(const struct cb_ir_layout *l)
-{
-	return l->text ? json_string(l->text) : json_null();
-}
-
-/* One side of an op: where it is in its file, its layouts and its frames. */
-static json_t *op_json(const struct cb_diff *d, const struct cb_ir_op *op)
-{
-	json_t *at, *j;
-	size_t i;
-
-	if (!op)
-		return json_null();
-	at = json_array();
-	for (i = 0; at && i < op->nframes; i++) {
-		const struct cb_ir_frame *f = &op->frames[i];
-		char *file = cb_diff_path(d, f->file);
-		json_t *fj = json_pack("{s:s?, s:I, s:I, s:s?}", "file", file, "line", (json_int_t)f->line, "col",
-				       (json_int_t)f->col, "name", f->name);
-		free(file);
-		if (json_array_append_new(at, fj) < 0) {
-			json_decref(at);
-			return NULL;
-		}
-	}
-	j = json_pack("{s:I, s:s, s:o, s:o, s:s?, s:o, s:b, s:b}", "line", (json_int_t)op->line, "result", op->result,
-		      "src", layout_json(&op->src), "dst", layout_json(&op->dst), "loc", op->loc, "at",
-		      at ? at : json_null(), "fused", op->fused, "unresolved", op->unresolved);
-	return j;
-}
-
-/* One cell's side of a kernel: variant, launches, file, count, layouts. */
-static json_t *kernel_cell_json(const struct cb_diff_kernel *k, int r)
-{
-	json_t *lay = json_object();
-	size_t i;
-
-	if (!k->variant[r] || !lay) {
-		json_decref(lay);
-		return json_null();
-	}
-	for (i = 0; i < k->ir[r].nlayouts; i++)
-		json_object_set_new(lay, k->ir[r].layouts[i].name, json_string(k->ir[r].layouts[i].def));
-	return json_pack("{s:s, s:I, s:s, s:I, s:o}", "variant", k->variant[r], "launches",
-			 (json_int_t)k->launches[r], "ttgir", k->ttgir[r], "count", (json_int_t)k->ir[r].nops,
-			 "layouts", lay);
-}
-
-/* ns rounded to an integer (JSON holds no reals). */
-static json_int_t ns_int(double ns)
-{
-	return (json_int_t)llround(ns);
-}
-
-/* A kernel's GPU time in each cell of its task, with its share of the
- * cell's: null when the task has none. */
-static json_t *kernel_time_json(const struct cb_diff_time *tm, const double *ns)
-{
-	json_t *j;
-	int r;
-
-	if (!tm->known)
-		return json_null();
-	j = json_object();
-	for (r = 0; j && r < CB_NROLES; r++)
-		json_object_set_new(j, cb_role_name((enum cb_role)r),
-				    !tm->in[r] || ns[r] < 0 ? json_null()
-				    : json_pack("{s:I, s:I}", "ns", ns_int(ns[r]), "share_ppm",
-						tm->gpu_ns[r] > 0 ? ns_int(1e6 * ns[r] / tm->gpu_ns[r]) : (json_int_t)0));
-	return j;
-}
-
-/* A count of resources.tsv, null when unknown. */
-static json_t *res_value_json(long long v)
-{
-	return v < 0 ? json_null() : json_integer((json_int_t)v);
-}
-
-/* A kernel's resources in each cell (null where not read); null when no cell has them. */
-static json_t *resources_json(const struct cb_diff_kernel *k)
-{
-	json_t *j;
-	int r;
-
-	if (!k->have_res[CB_ROLE_BASELINE] && !k->have_res[CB_ROLE_CONTROL] && !k->have_res[CB_ROLE_CANDIDATE])
-		return json_null();
-	j = json_object();
-	for (r = 0; j && r < CB_NROLES; r++) {
-		const struct cb_resources *x = &k->res[r];
-		json_object_set_new(j, cb_role_name((enum cb_role)r),
-				    !k->have_res[r] ? json_null()
-				    : json_pack("{s:o, s:o, s:o, s:o, s:o}", "n_regs", res_value_json(x->regs), "n_spills",
-						res_value_json(x->spills), "shared", res_value_json(x->shared), "num_stages",
-						res_value_json(x->stages), "num_warps", res_value_json(x->warps)));
-	}
-	return j;
-}
-
-/* A task's GPU time: each cell's total and timed median, where it moved,
- * the kernels of no measured variant; null when not profiled and nothing
- * failed to read. */
-static json_t *task_time_json(const struct cb_diff_task *t)
-{
-	const struct cb_diff_time *tm = &t->time;
-	json_t *cells, *other;
-	size_t i;
-	int r;
-
-	if (!tm->known && !tm->error)
-		return json_null();
-	cells = json_object();
-	other = json_array();
-	for (r = 0; cells && r < CB_NROLES; r++)
-		json_object_set_new(cells, cb_role_name((enum cb_role)r),
-				    !tm->in[r] ? json_null()
-				    : json_pack("{s:I, s:o}", "gpu_ns", ns_int(tm->gpu_ns[r]), "timed_ns",
-						tm->timed_ns[r] < 0 ? json_null() : json_integer(ns_int(tm->timed_ns[r]))));
-	for (i = 0; other && i < tm->nother; i++)
-		json_array_append_new(other, json_pack("{s:s, s:o}", "kernel", tm->other[i].kernel, "cells",
-						       kernel_time_json(tm, tm->other[i].ns)));
-	return json_pack("{s:b, s:s?, s:I, s:I, s:o, s:o, s:o}", "known", tm->known, "error", tm->error, "rows",
-			 (json_int_t)tm->rows, "unjoined", (json_int_t)tm->unjoined, "cells", cells ? cells : json_null(), "moved",
-			 !tm->moved.known ? json_null()
-			 : json_pack("{s:I, s:I, s:s?}", "saved_ns", ns_int(tm->moved.base_ns - tm->moved.cand_ns),
-				     "unchanged_ns", ns_int(tm->moved.unchanged_ns), "top", tm->moved.top),
-			 "other", other ? other : json_null());
-}
-
-/* A kernel: its cells, whether the control matches, its lines, its time and resources. */
-static json_t *kernel_json(const struct cb_diff *d, const struct cb_diff_time *tm, const struct cb_diff_kernel *k)
-{
-	json_t *cells = json_object(), *lines = json_array();
-	size_t i, j;
-	int r;
-
-	for (r = 0; cells && r < CB_NROLES; r++)
-		json_object_set_new(cells, cb_role_name((enum cb_role)r), kernel_cell_json(k, r));
-	for (i = 0; lines && i < k->nlines; i++) {
-		const struct cb_diff_line *l = &k->lines[i];
-		json_t *ops = json_array();
-		for (j = 0; ops && j < l->n; j++)
-			json_array_append_new(ops, json_pack("{s:s, s:o, s:o}", "change", change_names[l->ops[j].change],
-							     "baseline", op_json(d, l->ops[j].base), "candidate",
-							     op_json(d, l->ops[j].cand)));
-		json_array_append_new(lines, json_pack("{s:s?, s:I, s:I, s:I, s:I, s:o}", "file", l->file, "line",
-						       (json_int_t)l->line, "removed", (json_int_t)l->removed, "added",
-						       (json_int_t)l->added, "kept", (json_int_t)l->kept, "ops", ops));
-	}
-	return json_pack("{s:s, s:s, s:o, s:b, s:I, s:I, s:I, s:o, s:o, s:o}", "kernel", k->kernel, "file", k->file,
-			 "cells", cells, "control_same", k->control_same, "removed", (json_int_t)k->removed, "added",
-			 (json_int_t)k->added, "kept", (json_int_t)k->kept, "lines", lines, "time", kernel_time_json(tm, k->ns),
-			 "resources", resources_json(k));
-}
-
-/* A task: verdict, why it has no topology (or null), counts, kernels. */
-static json_t *task_json(const struct cb_diff *d, const struct cb_diff_task *t)
-{
-	json_t *ks = json_array();
-	size_t i;
-
-	for (i = 0; ks && i < t->nk; i++)
-		json_array_append_new(ks, kernel_json(d, &t->time, &t->k[i]));
-	return json_pack("{s:s, s:s#, s:s, s:s?, s:{s:I, s:I, s:I}, s:I, s:I, s:I, s:o, s:o}", "task", t->id,
-			 "verdict", &t->verdict, (int)1, "code", t->code, "error", t->error, "count", "baseline",
-			 (json_int_t)t->count[CB_ROLE_BASELINE], "control", (json_int_t)t->count[CB_ROLE_CONTROL],
-			 "candidate", (json_int_t)t->count[CB_ROLE_CANDIDATE], "removed", (json_int_t)t->removed,
-			 "added", (json_int_t)t->added, "kept", (json_int_t)t->kept, "kernels", ks, "time",
-			 task_time_json(t));
-}
-
-json_t *cb_diff_json(const struct cb_diff *d)
-{
-	struct cb_diff_summary s;
-	json_t *tasks = json_array();
-	size_t i;
-
-	for (i = 0; tasks && i < d->n; i++)
-		if (json_array_append_new(tasks, task_json(d, &d->t[i])) < 0) {
-			json_decref(tasks);
-			return NULL;
-		}
-	cb_diff_summarize(d, &s);
-	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o}",
-			 "schema", CB_DIFF_SCHEMA, "campaign", d->cs.campaign, "selection", d->cs.selection, "op",
-			 d->m.topology_op, "floor", (json_int_t)d->floor, "sealed_floor",
-			 (json_int_t)d->cs.launch_floor, "time_share_ppm",
-			 d->by_time ? json_integer((json_int_t)d->share_ppm) : json_null(), "derived", d->derived != NULL,
-			 "summary",
-			 "tasks_lost", (json_int_t)s.tasks_lost, "tasks_gained", (json_int_t)s.tasks_gained,
-			 "kernels", (json_int_t)s.kernels, "lines", (json_int_t)s.lines, "removed",
-			 (json_int_t)s.removed, "added", (json_int_t)s.added, "kept", (json_int_t)s.kept, "tasks",
-			 tasks);
-}
-
-/* ---- text ------------------------------------------------------------------ */
-
-/* "a/b/c" of the three cells' numbers. */
-static void put_triplet(struct cb_buf *b, const long long *v)
-{
-	cb_buf_addf(b, "%lld/%lld/%lld", v[CB_ROLE_BASELINE], v[CB_ROLE_CONTROL], v[CB_ROLE_CANDIDATE]);
-}
-
-/* "N word" or "N words". */
-static void put_count(struct cb_buf *b, size_t n, const char *word)
-{
-	cb_buf_addf(b, "%zu %s%s", n, word, n == 1 ? "" : "s");
-}
-
-/* An op's layouts: "#blocked2 -> #mma" ("?" where none was read). */
-static void put_layouts(struct cb_buf *b, const struct cb_ir_op *op)
-{
-	cb_buf_addf(b, "%s -> %s", op->src.text ? op->src.text : "?", op->dst.text ? op->dst.text : "?");
-}
-
-/* An op's frames, innermost first: "at f:l:c (name) <- f:l:c ...". */
-static void put_frames(struct cb_buf *b, const struct cb_diff *d, const struct cb_ir_op *op)
-{
-	size_t i;
-
-	if (!op->nframes) {
-		if (op->loc)
-			cb_buf_addf(b, "at loc(%s), %s", op->loc,
-				    op->unresolved ? "which cannot be resolved" : "which names no file position");
-		else
-			cb_buf_adds(b, "at no location");
-		return;
-	}
-	for (i = 0; i < op->nframes; i++) {
-		char *file = cb_diff_path(d, op->frames[i].file);
-		cb_buf_addf(b, "%s%s:%lld:%lld", i ? " <- " : "at ", file ? file : "?", op->frames[i].line,
-			    op->frames[i].col);
-		if (op->frames[i].name)
-			cb_buf_addf(b, " (%s)", op->frames[i].name);
-		free(file);
-	}
-	if (op->fused)
-		cb_buf_adds(b, " (fused location: its first member)");
-}
-
-/* One op of a line: change, result, layouts and lines in the files, then
- * where it comes from (both sides' frames when a kept pair's differ). */
-static void put_op(struct cb_buf *b, const struct cb_diff *d, const struct cb_diff_op *o)
-{
-	const struct cb_ir_op *one = o->base ? o->base : o->cand;
-
-	cb_buf_addf(b, "      %-8s %s%s", change_names[o->change], one->result, *one->result ? " " : "");
-	if (o->base) {
-		put_layouts(b, o->base);
-		cb_buf_addf(b, " (baseline line %zu)", o->base->line);
-	}
-	if (o->base && o->cand)
-		cb_buf_adds(b, ", ");
-	if (o->cand) {
-		if (o->base && strcmp(o->base->result, o->cand->result) != 0)
-			cb_buf_addf(b, "%s ", o->cand->result);
-		put_layouts(b, o->cand);
-		cb_buf_addf(b, " (candidate line %zu)", o->cand->line);
-	}
-	cb_buf_adds(b, "\n               ");
-	put_frames(b, d, one);
-	if (o->base && o->cand && !same_chain(o->base, o->cand)) {
-		cb_buf_adds(b, "\n               candidate ");
-		put_frames(b, d, o->cand);
-	}
-	cb_buf_adds(b, "\n");
-}
-
-/* The removed, added and kept counts of a line, kernel or task, the
- * non-zero ones: "2 removed, 1 kept"; "no ops" when all are zero. */
-static void put_changes(struct cb_buf *b, size_t removed, size_t added, size_t kept)
-{
-	const size_t v[3] = { removed, added, kept };
-	const char *const w[3] = { "removed", "added", "kept" };
-	int i, any = 0;
-
-	for (i = 0; i < 3; i++)
-		if (v[i]) {
-			cb_buf_addf(b, "%s%zu %s", any ? ", " : "", v[i], w[i]);
-			any = 1;
-		}
-	if (!any)
-		cb_buf_adds(b, "no ops");
-}
-
-/* GPU time in µs: "931.2 µs", "3.14 µs" below 10 µs. */
-static void put_us(struct cb_buf *b, double ns)
-{
-	cb_buf_addf(b, ns < 10000 ? "%.2f µs" : "%.1f µs", ns / 1000);
-}
-
-/* A kernel's time in its task: its share of each cell's GPU time, and its
- * time from the baseline to the candidate: "98.1%/98.0%/97.2% of the
- * cell's GPU time, 913.0 µs -> 215.2 µs per call (-76.4%)". */
-static void put_time_line(struct cb_buf *b, const struct cb_diff_time *tm, const double *ns)
-{
-	const double nb = ns[CB_ROLE_BASELINE], nk = ns[CB_ROLE_CANDIDATE];
-	int r;
-
-	for (r = 0; r < CB_NROLES; r++) {
-		cb_buf_adds(b, r ? "/" : "");
-		if (tm->in[r] && ns[r] >= 0 && tm->gpu_ns[r] > 0)
-			cb_buf_addf(b, "%.1f%%", 100 * ns[r] / tm->gpu_ns[r]);
-		else
-			cb_buf_adds(b, "-");
-	}
-	cb_buf_adds(b, " of the cell's GPU time");
-	if (nb < 0 || nk < 0)
-		return;
-	cb_buf_adds(b, ", ");
-	put_us(b, nb);
-	cb_buf_adds(b, " -> ");
-	put_us(b, nk);
-	cb_buf_adds(b, " per call");
-	if (nb > 0)
-		cb_buf_addf(b, " (%+.1f%%)", 100 * (nk / nb - 1));
-}
-
-/* One resource of a kernel: "regs 232 -> 168", "stages 4", "spills ?". */
-static void put_resource(struct cb_buf *b, const char *name, long long base, long long cand, int first)
-{
-	const long long v[2] = { base, cand };
-	int i;
-
-	cb_buf_addf(b, "%s%s ", first ? "" : ", ", name);
-	for (i = 0; i < (base == cand ? 1 : 2); i++) {
-		cb_buf_adds(b, i ? " -> " : "");
-		if (v[i] < 0)
-			cb_buf_adds(b, "?");
-		else
-			cb_buf_addf(b, "%lld", v[i]);
-	}
-}
-
-/* A kernel's time and resources, under its converts line. */
-static void put_kernel_use(struct cb_buf *b, const struct cb_diff_time *tm, const struct cb_diff_kernel *k)
-{
-	const struct cb_resources none = { -1, -1, -1, -1, -1 };
-	const struct cb_resources *x = k->have_res[CB_ROLE_BASELINE] ? &k->res[CB_ROLE_BASELINE] : &none;
-	const struct cb_resources *y = k->have_res[CB_ROLE_CANDIDATE] ? &k->res[CB_ROLE_CANDIDATE] : &none;
-
-	if (tm->known) {
-		cb_buf_adds(b, "    time ");
-		put_time_line(b, tm, k->ns);
-		cb_buf_adds(b, "\n");
-	}
-	if (x == &none && y == &none)
-		return;
-	cb_buf_adds(b, "    ");
-	put_resource(b, "regs", x->regs, y->regs, 1);
-	put_resource(b, "spills", x->spills, y->spills, 0);
-	put_resource(b, "shared", x->shared, y->shared, 0);
-	put_resource(b, "stages", x->stages, y->stages, 0);
-	put_resource(b, "warps", x->warps, y->warps, 0);
-	cb_buf_adds(b, "\n");
-}
-
-int cb_diff_moved(const struct cb_diff *d, const struct cb_diff_task *t, char *out, size_t cap)
-{
-	const struct cb_time_moved *mv = &t->time.moved;
-	const double saved = mv->base_ns - mv->cand_ns;
-	const double share = saved != 0 ? mv->unchanged_ns / saved : 0;
-	const double change = mv->base_ns > 0 ? mv->cand_ns / mv->base_ns - 1 : 0;
-
-	out[0] = '\0';
-	if (!t->time.known || !mv->known || !mv->changed || saved == 0 ||
-	    (-change < d->m.gain && -change > d->m.regression))
-		return 0;
-	if (share > 0.5 && mv->top) {
-		snprintf(out, cap, "%s, mostly in kernels whose converts did not change (%.0f%% of the GPU time %s, most in %s)",
-			 saved > 0 ? "faster" : "slower", 100 * share, saved > 0 ? "saved" : "lost", mv->top);
-		return 1;
-	}
-	snprintf(out, cap, "%.0f%% of the GPU time %s in kernels whose converts changed", 100 * (1 - share),
-		 saved > 0 ? "saved" : "lost");
-	return 2;
-}
-
-/* Where a task's GPU time moved (cb_diff_moved), on a line of its own. */
-static void put_moved(struct cb_buf *b, const struct cb_diff *d, const struct cb_diff_task *t)
-{
-	char what[512];
-
-	if (cb_diff_moved(d, t, what, sizeof(what)))
-		cb_buf_addf(b, "  where it moved: %s\n", what);
-}
-
-/* A task's profiled GPU time per cell beside its timed medians, the
- * replays left out, and where it moved. */
-static void put_task_time(struct cb_buf *b, const struct cb_diff *d, const struct cb_diff_task *t)
-{
-	const struct cb_diff_time *tm = &t->time;
-	int r, n = 0;
-
-	if (tm->error)
-		cb_buf_addf(b, "  profile: %s\n", tm->error);
-	if (!tm->known)
-		return;
-	cb_buf_addf(b, "  GPU time per call, profiled replay of %zu row%s:", tm->rows, tm->rows == 1 ? "" : "s");
-	for (r = 0; r < CB_NROLES; r++) {
-		if (!tm->in[r])
-			continue;
-		cb_buf_addf(b, "%s %s ", n++ ? "," : "", cb_role_name((enum cb_role)r));
-		put_us(b, tm->gpu_ns[r]);
-		if (tm->timed_ns[r] > 0)
-			cb_buf_addf(b, " (%.1f%% of the timed median)", 100 * tm->gpu_ns[r] / tm->timed_ns[r]);
-	}
-	if (tm->gpu_ns[CB_ROLE_BASELINE] > 0)
-		cb_buf_addf(b, "; candidate %+.1f%%",
-			    100 * (tm->gpu_ns[CB_ROLE_CANDIDATE] / tm->gpu_ns[CB_ROLE_BASELINE] - 1));
-	cb_buf_adds(b, "\n");
-	if (tm->unjoined)
-		cb_buf_addf(b, "  %zu profiled replay%s left out: %s kernels could not be joined to their variants\n",
-			    tm->unjoined, tm->unjoined == 1 ? "" : "s", tm->unjoined == 1 ? "its" : "their");
-	put_moved(b, d, t);
-}
-
-/* The kernels of no measured variant, after a task's measured kernels. */
-static void put_other(struct cb_buf *b, const struct cb_diff_time *tm)
-{
-	size_t i;
-
-	for (i = 0; tm->known && i < tm->nother; i++) {
-		cb_buf_addf(b, "%s    %s: ", i ? "" : "  other kernels (no measured variant):\n", tm->other[i].kernel);
-		put_time_line(b, tm, tm->other[i].ns);
-		cb_buf_adds(b, "\n");
-	}
-}
-
-/* A kernel: its variants, counts and launches, its lines with their ops,
- * the layouts its ops use in each cell, and its files. */
-static void put_kernel(struct cb_buf *b, const struct cb_diff *d, const struct cb_diff_time *tm,
-		       const struct cb_diff_kernel *k)
-{
-	long long count[CB_NROLES];
-	size_t i, j;
-	int r, same = 1;
-
-	for (r = 0; r < CB_NROLES; r++) {
-		count[r] = (long long)k->ir[r].nops;
-		same &= k->variant[r] && k->variant[0] && strcmp(k->variant[r], k->variant[0]) == 0;
-	}
-	cb_buf_addf(b, "  kernel %s, variant%s ", k->kernel, same ? "" : "s");
-	for (r = 0; r < (same ? 1 : CB_NROLES); r++)
-		cb_buf_addf(b, "%s%s", r ? " / " : "", k->variant[r] ? k->variant[r] : "-");
-	cb_buf_adds(b, "\n    converts ");
-	put_triplet(b, count);
-	cb_buf_adds(b, ", launches ");
-	put_triplet(b, k->launches);
-	cb_buf_addf(b, "; the control's ops %s the baseline's\n", k->control_same ? "are" : "differ from");
-	put_kernel_use(b, tm, k);
-	for (i = 0; i < k->nlines; i++) {
-		const struct cb_diff_line *l = &k->lines[i];
-		if (l->file)
-			cb_buf_addf(b, "    %s:%lld: ", l->file, l->line);
-		else
-			cb_buf_adds(b, "    no location: ");
-		put_changes(b, l->removed, l->added, l->kept);
-		cb_buf_adds(b, "\n");
-		for (j = 0; j < l->n; j++)
-			put_op(b, d, &l->ops[j]);
-	}
-	for (r = 0; r < CB_NROLES; r++) {
-		if (!k->ir[r].nlayouts || (r == CB_ROLE_CONTROL && k->control_same))
-			continue;
-		cb_buf_addf(b, "    layouts of the %s:\n", cb_role_name((enum cb_role)r));
-		for (i = 0; i < k->ir[r].nlayouts; i++)
-			cb_buf_addf(b, "      %s = %s\n", k->ir[r].layouts[i].name, k->ir[r].layouts[i].def);
-	}
-	for (r = 0; r < CB_NROLES; r++)
-		if (k->ttgir[r])
-			cb_buf_addf(b, "    %-9s %s\n", cb_role_name((enum cb_role)r), k->ttgir[r]);
-}
-
-
-void cb_diff_text(struct cb_buf *b, const struct cb_diff *d)
-{
-	struct cb_diff_summary s;
-	size_t i, j, from = b->len;
-
-	cb_diff_summarize(d, &s);
-	cb_buf_addf(b, "caliber diff: campaign %s (selection %s), ", d->cs.campaign, d->cs.selection);
-	put_count(b, d->n, "task");
-	if (d->by_time) {
-		const struct cb_scope sc = { 1, d->floor, d->share_ppm };
-		char name[64];
-		cb_scope_name(&sc, name, sizeof(name));
-		cb_buf_addf(b, "\nseal: holds; scope %s (a derived run; sealed at launch floor %lld)", name,
-			    d->cs.launch_floor);
-	} else {
-		cb_buf_addf(b, "\nseal: holds; launch floor %lld", d->floor);
-	}
-	if (d->derived && !d->by_time)
-		cb_buf_addf(b, " (a derived run; sealed at %lld)", d->cs.launch_floor);
-	cb_buf_addf(b, "; op %s\nwhat changed: ", d->m.topology_op);
-	put_count(b, s.tasks_lost, "task");
-	cb_buf_addf(b, " lost converts, %zu gained some: %zu removed, %zu added, in ", s.tasks_gained, s.removed,
-		    s.added);
-	put_count(b, s.kernels, "kernel");
-	cb_buf_adds(b, " at ");
-	put_count(b, s.lines, "source line");
-	cb_buf_addf(b, "; %zu kept\n", s.kept);
-	for (i = 0; i < d->n; i++) {
-		const struct cb_diff_task *t = &d->t[i];
-		cb_buf_addf(b, "\n%s: %c %s", t->id, t->verdict, t->code);
-		if (t->error) {
-			cb_buf_addf(b, "; no topology to compare: %s\n", t->error);
-			continue;
-		}
-		cb_buf_adds(b, "; converts ");
-		put_triplet(b, t->count);
-		cb_buf_adds(b, " in ");
-		put_count(b, t->nk, "kernel");
-		cb_buf_adds(b, ": ");
-		put_changes(b, t->removed, t->added, t->kept);
-		cb_buf_adds(b, "\n");
-		put_task_time(b, d, t);
-		for (j = 0; j < t->nk; j++)
-			put_kernel(b, d, &t->time, &t->k[j]);
-		put_other(b, &t->time);
-	}
-	/* Names and locations come from the TTGIR a worker wrote: no byte of
-	 * it may drive the terminal this is printed on. */
-	cb_buf_escape_controls(b, from);
 }

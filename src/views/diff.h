@@ -33,6 +33,7 @@
 #include "account/kernels.h"
 #include "campaign/manifest.h"
 #include "account/receipt.h"
+#include "account/runview.h"
 #include "ir/ttgir_ops.h"
 
 enum cb_change { CB_CHANGE_KEPT, CB_CHANGE_REMOVED, CB_CHANGE_ADDED };
@@ -100,27 +101,24 @@ struct cb_diff_task {
 
 /* A run diffed; zeroed is empty. */
 struct cb_diff {
-	struct cb_campaign_summary cs;
-	struct cb_manifest m;
-	const char *root;            /* the run root the files are read from */
-	const char *derived_dir;     /* NULL for a sealed run */
-	json_t *derived;             /* derived.json */
-	long long floor;
-	int by_time;                 /* a derived run scoped by time, at share_ppm */
-	long long share_ppm;
+	const struct cb_run_view *v; /* the run, borrowed: it outlives the diff */
 	char **roots;                /* campaign.json's roots: a path under one is shown from its name */
 	size_t nroots;
-	size_t nfiles;               /* files the seal covers */
 	struct cb_diff_task *t;
 	size_t n;
 };
 
-/* Diff the run at dir: a sealed run root, or a derived run (dir holds
- * derived.json; run, when not NULL, names its run root). The seal is
- * checked first and must hold; with task, only that task. Refusals name
- * the directory, the file or the task. */
-int cb_diff_load(struct cb_diff *d, const char *dir, const char *run, const char *task, struct cb_err *err);
+/* Diff the run v opened (runview.h; a sealed run root, or a derived run
+ * with its run root): its seal must hold, its manifest be the sealed one,
+ * and a derived run come from its campaign; the ops are those v counted
+ * while verifying. With task, only that task. Refusals name the
+ * directory, the file or the task. */
+int cb_diff_load(struct cb_diff *d, const struct cb_run_view *v, const char *task, struct cb_err *err);
 void cb_diff_release(struct cb_diff *d);
+
+/* Whether two ops have the same whole chain of frames (every inlined
+ * location, file, line and column). */
+int cb_diff_same_chain(const struct cb_ir_op *a, const struct cb_ir_op *b);
 
 /* How many tasks lost converts (removed > 0) and gained some, and in how
  * many kernels and source lines ops were removed or added: the "what

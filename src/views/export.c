@@ -12,6 +12,9 @@
 #include "base/fsutil.h"
 #include "base/jsonio.h"
 #include "account/receipt.h"
+#include "account/stats.h"
+#include "account/timing.h"
+#include "base/runroot.h"
 #include "report.h"
 #include "seal/seal.h"
 
@@ -34,14 +37,6 @@ static json_t *pct(long long ppm)
 	return json_real((double)ppm / 1e4);
 }
 
-/* qsort order of int64_t. */
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Quantile q of the n >= 1 sorted values, by numpy's default linear rule
  * (the rule of the bootstrap's interval, docs/formats.md "Statistics"). */
 static double quantile(const int64_t *x, size_t n, double q)
@@ -56,85 +51,92 @@ static double quantile(const int64_t *x, size_t n, double q)
 
 /* One cell's entries of one benchmark row, every session pooled. */
 struct pooled {
-	int64_t *s;
-	size_t n, cap, sessions;
+	int64_t *s;                 /* sorted */
+	size_t n, sessions;
 	int throttled, mixed;
-	const json_t *first;        /* the first session's entry: shape, dtype, timer */
+	const struct cb_timing_row *first;  /* the first session's entry: shape, dtype, timer */
 };
 
-/* Pool the entries of rows (a cell's sessions, one after another) whose
- * key is key into p (zeroed first). Returns -1 when out of memory. */
-static int pool_row(const json_t *rows, const char *key, struct pooled *p)
+/* A cell's timing in one order: each session's timing.jsonl (timing.h). */
+struct cell_timing {
+	struct cb_timing *t;
+	size_t n;
+};
+
+/* Pool the entries of row key over a cell's sessions into p (zeroed
+ * first), sorted. Returns -1 when out of memory. */
+static int pool_row(const struct cell_timing *c, const char *key, struct pooled *p)
 {
-	const json_t *row, *v;
 	size_t i, k;
 
 	memset(p, 0, sizeof(*p));
-	json_array_foreach(rows, i, row) {
-		const char *rk = cb_json_str(row, "row"), *timer = cb_json_str(row, "timer");
-		if (!rk || strcmp(rk, key) != 0)
-			continue;
-		if (!p->first)
-			p->first = row;
-		else if (!timer || !cb_json_str(p->first, "timer") || strcmp(timer, cb_json_str(p->first, "timer")) != 0)
-			p->mixed = 1;
-		p->sessions++;
-		p->throttled |= json_is_true(json_object_get(json_object_get(row, "throttle"), "throttled"));
-		json_array_foreach(json_object_get(row, "samples_ns"), k, v) {
-			if (!json_is_integer(v))
+	for (i = 0; i < c->n; i++)
+		for (k = 0; k < c->t[i].n; k++) {
+			const struct cb_timing_row *row = &c->t[i].rows[k];
+			int64_t *grown;
+
+			if (strcmp(row->row, key) != 0)
 				continue;
-			if (p->n == p->cap) {
-				int64_t *grown = realloc(p->s, (p->cap = p->cap ? 2 * p->cap : 64) * sizeof(*grown));
-				if (!grown)
-					return -1;
-				p->s = grown;
-			}
-			p->s[p->n++] = (int64_t)json_integer_value(v);
+			if (!p->first)
+				p->first = row;
+			else if (strcmp(row->timer, p->first->timer) != 0)
+				p->mixed = 1;
+			p->sessions++;
+			p->throttled |= row->throttled;
+			if (!(grown = realloc(p->s, (p->n + row->n) * sizeof(*grown))))
+				return -1;
+			p->s = grown;
+			memcpy(p->s + p->n, row->samples, row->n * sizeof(*grown));
+			p->n += row->n;
 		}
-	}
 	if (p->n)
-		qsort(p->s, p->n, sizeof(*p->s), cmp_i64);
+		cb_sort_i64(p->s, p->n);
 	return 0;
 }
 
-/* The median of a pooled cell (its samples sorted). */
-static double pooled_median(const struct pooled *p)
+/* Every session's timing.jsonl of one cell in one order into c (none
+ * when the cell was not timed). A file that cannot be read is an error:
+ * the seal holds, so it is what was sealed. */
+static int cell_timing(const char *tdir, enum cb_phase p, const char *cell, struct cell_timing *c,
+		       struct cb_err *err)
 {
-	return p->n % 2 ? (double)p->s[p->n / 2] : ((double)p->s[p->n / 2 - 1] + (double)p->s[p->n / 2]) / 2.0;
-}
-
-/* Every session's timing rows of one cell in one order, one session after
- * another: an empty array when the cell was not timed. A file that cannot
- * be read is an error: the seal holds, so it is what was sealed. */
-static json_t *cell_rows(const char *tdir, enum cb_phase p, const char *cell, struct cb_err *err)
-{
-	json_t *all = json_array();
 	int k;
 
-	for (k = 1; all; k++) {
-		char *dir = cb_session_dir(tdir, p, cell, k), *path = dir ? cb_path_join(dir, "timing.jsonl") : NULL;
-		json_t *rows;
+	memset(c, 0, sizeof(*c));
+	for (k = 1;; k++) {
+		char *dir = cb_session_dir(tdir, p, cell, k), *path = dir ? cb_path_join(dir, CB_RUN_TIMING) : NULL;
+		struct cb_timing *grown;
+		int rc;
 
 		free(dir);
-		if (!path) {
-			cb_fail(err, "out of memory");
-			break;
-		}
+		if (!path)
+			return cb_fail(err, "out of memory");
 		if (!cb_exists(path)) {
 			free(path);
-			return all;
+			return 0;
 		}
-		rows = cb_report_load_jsonl(path, path, err);
+		if (!(grown = realloc(c->t, (c->n + 1) * sizeof(*grown)))) {
+			free(path);
+			return cb_fail(err, "out of memory");
+		}
+		c->t = grown;
+		rc = cb_timing_load(path, &c->t[c->n], err);
 		free(path);
-		if (!rows)
-			break;
-		json_array_extend(all, rows);
-		json_decref(rows);
+		if (rc < 0)
+			return -1;
+		c->n++;
 	}
-	if (!all)
-		cb_fail(err, "out of memory");
-	json_decref(all);
-	return NULL;
+}
+
+/* Free what cell_timing read. */
+static void cell_timing_release(struct cell_timing *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		cb_timing_release(&c->t[i]);
+	free(c->t);
+	memset(c, 0, sizeof(*c));
 }
 
 /* The task-level columns of a row, shared by every row of the task. */
@@ -188,11 +190,9 @@ static json_t *empty_row(const json_t *doc, const struct cb_task_result *r)
 	return row;
 }
 
-/* The string value of key in entry, or null. */
-static json_t *str_or_null(const json_t *entry, const char *key)
+/* s as a JSON string, or null. */
+static json_t *str_or_null(const char *s)
 {
-	const char *s = cb_json_str(entry, key);
-
 	return s ? json_string(s) : json_null();
 }
 
@@ -204,7 +204,7 @@ static json_t *measured_row(const json_t *doc, const struct cb_task_result *r, i
 {
 	const json_t *topo = json_object_get(json_object_get(doc, "topology"), cb_role_name((enum cb_role)role));
 	json_t *row = task_columns(doc, r);
-	double med = pooled_median(p);
+	double med = cb_median_sorted_i64(p->s, p->n);
 
 	if (!row)
 		return NULL;
@@ -212,9 +212,9 @@ static json_t *measured_row(const json_t *doc, const struct cb_task_result *r, i
 	json_object_set_new(row, "role", json_string(cb_role_name((enum cb_role)role)));
 	json_object_set_new(row, "cell", json_string(name));
 	json_object_set_new(row, "row", json_string(key));
-	json_object_set_new(row, "shape", str_or_null(p->first, "shape"));
-	json_object_set_new(row, "dtype", str_or_null(p->first, "dtype"));
-	json_object_set_new(row, "timer", p->mixed ? json_string("mixed") : str_or_null(p->first, "timer"));
+	json_object_set_new(row, "shape", str_or_null(p->first->shape));
+	json_object_set_new(row, "dtype", str_or_null(p->first->dtype));
+	json_object_set_new(row, "timer", p->mixed ? json_string("mixed") : str_or_null(p->first->timer));
 	json_object_set_new(row, "sessions", json_integer((json_int_t)p->sessions));
 	json_object_set_new(row, "samples", json_integer((json_int_t)p->n));
 	json_object_set_new(row, "throttled", json_boolean(p->throttled));
@@ -223,7 +223,7 @@ static json_t *measured_row(const json_t *doc, const struct cb_task_result *r, i
 	json_object_set_new(row, "max_us", us((double)p->s[p->n - 1]));
 	json_object_set_new(row, "iqr_us", us(quantile(p->s, p->n, 0.75) - quantile(p->s, p->n, 0.25)));
 	json_object_set_new(row, "row_speedup_pct",
-			    role != CB_ROLE_BASELINE && base->n ? pct(cb_ppm(pooled_median(base) / med - 1.0))
+			    role != CB_ROLE_BASELINE && base->n ? pct(cb_ppm(cb_median_sorted_i64(base->s, base->n) / med - 1.0))
 								: json_null());
 	order_columns(row, json_object_get(json_object_get(doc, "orders"), o ? "b" : "a"));
 	json_object_set_new(row, "topology", json_is_true(json_object_get(topo, "joinable"))
@@ -231,22 +231,21 @@ static json_t *measured_row(const json_t *doc, const struct cb_task_result *r, i
 	return row;
 }
 
-/* Append to keys (an array of strings) every row key of rows not in it yet. */
-static void add_keys(json_t *keys, const json_t *rows)
+/* Append to keys (an array of strings) every row key of c not in it yet. */
+static void add_keys(json_t *keys, const struct cell_timing *c)
 {
-	const json_t *row, *k;
-	size_t i, j;
+	const json_t *k;
+	size_t i, j, r;
 
-	json_array_foreach(rows, i, row) {
-		const char *key = cb_json_str(row, "row");
-		int seen = 0;
-		if (!key)
-			continue;
-		json_array_foreach(keys, j, k)
-			seen |= strcmp(json_string_value(k), key) == 0;
-		if (!seen)
-			json_array_append_new(keys, json_string(key));
-	}
+	for (i = 0; i < c->n; i++)
+		for (r = 0; r < c->t[i].n; r++) {
+			const char *key = c->t[i].rows[r].row;
+			int seen = 0;
+			json_array_foreach(keys, j, k)
+				seen |= strcmp(json_string_value(k), key) == 0;
+			if (!seen)
+				json_array_append_new(keys, json_string(key));
+		}
 }
 
 /* The rows of one order of a task, appended to out: keys in the order the
@@ -256,22 +255,24 @@ static long export_order(const char *tdir, const json_t *doc, const struct cb_ta
 			 struct cb_err *err)
 {
 	const json_t *cells = json_object_get(doc, "cells"), *k;
-	json_t *rows[CB_NROLES] = { NULL }, *keys = json_array();
+	struct cell_timing timing[CB_NROLES];
+	json_t *keys = json_array();
 	const char *names[CB_NROLES];
 	long added = -1;
 	size_t i;
 	int role;
 
+	memset(timing, 0, sizeof(timing));
 	for (role = 0; role < CB_NROLES; role++) {
 		names[role] = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)role)), "name");
 		if (!names[role] || !cb_is_ident(names[role])) {
-			cb_fail(err, "%s/task.json: cells.%s.name: missing or not a name", tdir,
+			cb_fail(err, "%s/" CB_RUN_TASK ": cells.%s.name: missing or not a name", tdir,
 				cb_role_name((enum cb_role)role));
 			goto out;
 		}
-		if (!(rows[role] = cell_rows(tdir, o ? CB_PH_ROUND_B : CB_PH_ROUND_A, names[role], err)))
+		if (cell_timing(tdir, o ? CB_PH_ROUND_B : CB_PH_ROUND_A, names[role], &timing[role], err) < 0)
 			goto out;
-		add_keys(keys, rows[role]);
+		add_keys(keys, &timing[role]);
 	}
 	added = 0;
 	json_array_foreach(keys, i, k) {
@@ -279,7 +280,7 @@ static long export_order(const char *tdir, const json_t *doc, const struct cb_ta
 		int ok = 1;
 
 		for (role = 0; role < CB_NROLES; role++)
-			ok &= pool_row(rows[role], json_string_value(k), &p[role]) == 0;
+			ok &= pool_row(&timing[role], json_string_value(k), &p[role]) == 0;
 		for (role = 0; ok && role < CB_NROLES; role++) {
 			json_t *row;
 			if (!p[role].n)
@@ -299,7 +300,7 @@ static long export_order(const char *tdir, const json_t *doc, const struct cb_ta
 	}
 out:
 	for (role = 0; role < CB_NROLES; role++)
-		json_decref(rows[role]);
+		cell_timing_release(&timing[role]);
 	json_decref(keys);
 	return added;
 }
@@ -307,7 +308,7 @@ out:
 /* Every row of the task id of the run at root, appended to out. */
 static int export_task(const char *root, const char *id, json_t *out, struct cb_err *err)
 {
-	char *tdir = cb_strdupf("%s/tasks/%s", root, id), *path = tdir ? cb_path_join(tdir, "task.json") : NULL;
+	char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", root, id), *path = tdir ? cb_path_join(tdir, CB_RUN_TASK) : NULL;
 	struct cb_task_result r;
 	json_t *doc = NULL;
 	long n, total = 0;
@@ -342,65 +343,62 @@ out:
 	return rc;
 }
 
-/* The seal of root, checked: {format, files, sha256}; NULL with err
- * naming the first difference when it does not hold. */
-static json_t *seal_of(const char *root, struct cb_err *err)
+/* The seal of the run, as the view checked it: {format, files, sha256};
+ * NULL with err naming the first difference when it does not hold. */
+static json_t *seal_of(const struct cb_run_view *v, struct cb_err *err)
 {
-	struct cb_verify_report v;
 	char first[CB_ERR_MAX - 256];
-	json_t *j = NULL;
+	json_t *j;
 
-	if (cb_verify(root, &v, err) < 0)
+	if (v->seal == CB_SEAL_UNCHECKED) {
+		*err = v->seal_err;
 		return NULL;
-	if (!cb_verify_holds(&v)) {
-		cb_verify_first(&v, first, sizeof(first));
-		cb_fail(err, "%s: seal does not hold: %s; only a run that verifies is exported", root, first);
-	} else if (!(j = json_pack("{s:i, s:I, s:s}", "format", v.format, "files", (json_int_t)v.nfiles, "sha256",
-				   v.digest))) {
-		cb_fail(err, "out of memory");
 	}
-	cb_verify_report_release(&v);
+	if (v->seal == CB_SEAL_BROKEN) {
+		cb_verify_first(&v->rep, first, sizeof(first));
+		return cb_fail(err, "%s: seal does not hold: %s; only a run that verifies is exported", v->root, first),
+		       NULL;
+	}
+	if (!(j = json_pack("{s:i, s:I, s:s}", "format", v->rep.format, "files", (json_int_t)v->rep.nfiles, "sha256",
+			    v->rep.digest)))
+		cb_fail(err, "out of memory");
 	return j;
 }
 
-json_t *cb_export_run(const char *root, struct cb_err *err)
+json_t *cb_export_run(const struct cb_run_view *rv, struct cb_err *err)
 {
-	struct cb_campaign_summary cs;
+	const struct cb_campaign_summary *cs = &rv->cs;
 	const json_t *th;
 	json_t *doc = NULL, *rows = NULL, *seal = NULL, *counts = NULL;
 	const char *v;
 	size_t i;
 
-	memset(&cs, 0, sizeof(cs));
-	if (cb_exists_in(root, "derived.json"))
-		return cb_fail(err, "%s: a derived run (derived.json): export its run root, whose receipts it re-reads", root),
-		       NULL;
-	if (!cb_exists_in(root, "campaign.json"))
-		return cb_fail(err, "%s: no campaign receipt (campaign.json): not a run root", root), NULL;
-	if (!(seal = seal_of(root, err)))
+	if (!(seal = seal_of(rv, err)))
 		return NULL;
-	if (cb_campaign_summary_of_run(root, &cs, err) < 0)
+	if (!rv->have_cs) {
+		*err = rv->load_err;
 		goto fail;
+	}
 	rows = json_array();
 	counts = json_object();
-	for (i = 0; rows && i < cs.ntasks; i++)
-		if (export_task(root, cs.tasks[i].id, rows, err) < 0)
+	for (i = 0; rows && i < cs->ntasks; i++)
+		if (export_task(rv->root, cs->tasks[i].id, rows, err) < 0)
 			goto fail;
 	for (v = CB_VERDICTS_READING; counts && *v; v++) {
 		char key[2] = { *v, '\0' };
 		json_int_t n = 0;
-		for (i = 0; i < cs.ntasks; i++)
-			n += cs.tasks[i].verdict[0] == *v;
+		for (i = 0; i < cs->ntasks; i++)
+			n += cs->tasks[i].verdict[0] == *v;
 		json_object_set_new(counts, key, json_integer(n));
 	}
-	th = json_object_get(cs.doc, "thresholds");
+	th = json_object_get(cs->doc, "thresholds");
 	doc = rows && counts ? json_pack("{s:s, s:s, s:s, s:s, s:O, s:I, s:{s:o, s:o, s:o}, s:I, s:O, s:O}",
-					 "schema", CB_EXPORT_SCHEMA, "campaign", cs.campaign, "selection",
-					 cs.selection, "manifest_sha256", cs.manifest_sha256, "seal", seal,
-					 "launch_floor", (json_int_t)cs.launch_floor, "thresholds", "gain_pct",
+					 "schema", CB_EXPORT_SCHEMA, "campaign", cs->campaign, "selection",
+					 cs->selection, "manifest_sha256", cs->manifest_sha256, "seal", seal,
+					 "launch_floor", (json_int_t)cs->launch_floor, "thresholds", "gain_pct",
 					 pct(cb_json_int(th, "gain_ppm", 0)), "regression_pct",
 					 pct(cb_json_int(th, "regression_ppm", 0)), "confidence_pct",
-					 pct(cb_json_int(th, "confidence_ppm", 0)), "tasks", (json_int_t)cs.ntasks,
+					 pct(cb_json_int(th, "confidence_ppm", 0)), "tasks", (json_int_t)cs->ntasks,
 					 "verdicts", counts, "rows", rows)
 			     : NULL;
 	if (!doc)
@@ -409,7 +407,6 @@ fail:
 	json_decref(rows);
 	json_decref(counts);
 	json_decref(seal);
-	cb_campaign_summary_release(&cs);
 	return doc;
 }
 

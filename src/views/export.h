@@ -16,13 +16,15 @@
 
 #include "base/buf.h"
 #include "caliber.h"
+#include "account/runview.h"
 
 #define CB_EXPORT_SCHEMA "caliber.export/1"
 
-/* The export document of the sealed run at root: its seal is checked
- * first, and a run whose seal does not hold is refused (err names the
- * first difference). A new reference, or NULL with err filled. */
-json_t *cb_export_run(const char *root, struct cb_err *err);
+/* The export document of the run root v opened (runview.h): a run whose
+ * seal does not hold is refused (err names the first difference), then
+ * every task's rows are read from the sealed files. A new reference, or
+ * NULL with err filled. */
+json_t *cb_export_run(const struct cb_run_view *v, struct cb_err *err);
 
 /* The document as JSON text (sorted keys, two-space indentation, a final
  * newline); NULL with err filled when out of memory. */

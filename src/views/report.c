@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account/aa.h"
 #include "base/buf.h"
 #include "account/classify.h"
 #include "ir/compile_log.h"
@@ -17,7 +16,8 @@
 #include "base/fsutil.h"
 #include "seal/guard.h"
 #include "base/jsonio.h"
-#include "account/reaccount.h"
+#include "base/runroot.h"
+#include "account/stats.h"
 #include "seal/seal.h"
 
 /* ------------------------------------------------------------------ */
@@ -53,26 +53,31 @@ const struct cb_report_task *cb_report_task_at(const struct cb_report *rp, size_
 /* Free what the report holds and zero it. */
 void cb_report_release(struct cb_report *rp)
 {
-	size_t i;
-
-	size_t k;
-	int o;
+	size_t i, k;
+	int o, r;
 
 	for (i = 0; rp->t && i < rp->n; i++) {
 		cb_task_result_release(&rp->t[i].sealed);
 		json_decref(rp->t[i].doc);
 		for (o = 0; o < CB_NORDERS; o++) {
-			for (k = 0; k < rp->t[i].nrows[o]; k++)
+			for (k = 0; k < rp->t[i].nrows[o]; k++) {
 				free(rp->t[i].rows[o][k].label);
+				for (r = 0; r < CB_NROLES; r++)
+					free(rp->t[i].rows[o][k].cell[r].samples);
+			}
 			free(rp->t[i].rows[o]);
+			for (r = 0; r < CB_NROLES; r++) {
+				for (k = 0; k < rp->t[i].clocks[o][r].sessions; k++)
+					cb_timing_release(&rp->t[i].timing[o][r][k]);
+				free(rp->t[i].timing[o][r]);
+				free(rp->t[i].timing_error[o][r]);
+			}
 		}
 	}
 	free(rp->t);
 	if (rp->diff)
 		cb_diff_release(rp->diff);
 	free(rp->diff);
-	json_decref(rp->dj);
-	cb_campaign_summary_release(&rp->cs);
 	free(rp->workers);
 	free(rp->href);
 	free(rp->dhref);
@@ -85,63 +90,23 @@ int cb_report_has_file(const char *dir, const char *name)
 	return cb_exists_in(dir, name);
 }
 
-/* Every line of a JSON Lines file as an array of objects (a new
- * reference); name is used in errors. NULL with err filled when the file
- * cannot be read or a line is not an object. */
-json_t *cb_report_load_jsonl(const char *path, const char *name, struct cb_err *err)
-{
-	char *buf, *p, *end;
-	size_t len, line = 1;
-	json_t *arr;
-
-	if (cb_read_file(path, &buf, &len, err) < 0)
-		return NULL;
-	arr = json_array();
-	for (p = buf, end = buf + len; p < end; line++) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char where[512];
-		json_t *j;
-
-		snprintf(where, sizeof(where), "%s:%zu", name, line);
-		j = n ? cb_json_load_buf(p, n, where, err) : NULL;
-		if (n && (!j || !json_is_object(j))) {
-			if (j)
-				cb_fail(err, "%s: not a JSON object", where);
-			json_decref(j);
-			json_decref(arr);
-			free(buf);
-			return NULL;
-		}
-		if (j)
-			json_array_append_new(arr, j);
-		p += n + 1;
-	}
-	free(buf);
-	return arr;
-}
-
 /* Fold one timing row's clocks into c: the SM clock sampled while it ran
  * (runs before sessions recorded it only before and after the row), and
- * whether it ran throttled. */
-static void fold_clocks(struct cb_report_clocks *c, const json_t *row)
+ * how it was paced. */
+static void fold_clocks(struct cb_report_clocks *c, const struct cb_timing_row *row)
 {
-	const json_t *clk = json_object_get(row, "clocks"), *d = json_object_get(clk, "during");
-	const json_t *th = json_object_get(row, "throttle"), *v;
-	long long lo = cb_json_int(d, "sm_min_mhz", -1), hi = cb_json_int(d, "sm_max_mhz", -1);
-	size_t i;
+	const struct cb_timing_clocks *k = &row->clocks;
+	long long lo = k->sm_min, hi = k->sm_max;
 
-	if (!d || lo < 0) {
-		long long x = cb_json_int(json_object_get(clk, "before"), "sm_mhz", -1);
-		long long y = cb_json_int(json_object_get(clk, "after"), "sm_mhz", -1);
+	if (!k->during || lo < 0) {
+		long long x = k->sm_before, y = k->sm_after;
 		lo = x >= 0 && (y < 0 || x < y) ? x : y;
 		hi = x > y ? x : y;
 	}
 	c->rows++;
-	c->throttled += json_is_true(json_object_get(th, "throttled"));
-	c->retried += cb_json_int(th, "attempts", 1) > 1;
-	json_array_foreach(json_object_get(th, "rested_ms"), i, v)
-		c->rested_ms += json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+	c->throttled += row->throttled != 0;
+	c->retried += row->attempts > 1;
+	c->rested_ms += row->rested_ms;
 	if (lo < 0)
 		return;
 	if (!c->known || lo < c->sm_min)
@@ -151,84 +116,82 @@ static void fold_clocks(struct cb_report_clocks *c, const json_t *row)
 	c->known = 1;
 }
 
-/* qsort order of long long. */
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of the samples of every entry of rows whose key is key, or
- * -1 when there are none. */
-static double pooled_median(const json_t *rows, const char *key)
-{
-	const json_t *row, *v;
-	long long *s = NULL, *grown;
-	size_t i, k, n = 0, cap = 0;
-	double med;
-
-	json_array_foreach(rows, i, row) {
-		if (!cb_json_str(row, "row") || strcmp(cb_json_str(row, "row"), key) != 0)
-			continue;
-		json_array_foreach(json_object_get(row, "samples_ns"), k, v) {
-			if (!json_is_integer(v))
-				continue;
-			if (n == cap) {
-				if (!(grown = realloc(s, (cap = cap ? 2 * cap : 64) * sizeof(*s))))
-					break;
-				s = grown;
-			}
-			s[n++] = (long long)json_integer_value(v);
-		}
-	}
-	if (!n) {
-		free(s);
-		return -1;
-	}
-	qsort(s, n, sizeof(*s), cmp_ll);
-	med = n % 2 ? (double)s[n / 2] : ((double)s[n / 2 - 1] + (double)s[n / 2]) / 2.0;
-	free(s);
-	return med;
-}
-
 /* The label of a timing row: its shape, else its key after the last '|'. */
-static char *row_label(const json_t *row)
+static char *row_label(const struct cb_timing_row *row)
 {
-	const char *shape = cb_json_str(row, "shape"), *key = cb_json_str(row, "row"), *bar;
+	const char *bar = strrchr(row->row, '|');
 
-	if (shape && *shape)
-		return strdup(shape);
-	bar = key ? strrchr(key, '|') : NULL;
-	return strdup(bar && bar[1] ? bar + 1 : key ? key : "?");
+	if (row->shape && *row->shape)
+		return strdup(row->shape);
+	return strdup(bar && bar[1] ? bar + 1 : row->row);
 }
 
-/* The rows of order o of task t from the cells' pooled timing rows: the
- * baseline's keys in their first order, with each cell's median. */
-static void fold_rows(struct cb_report_task *t, int o, json_t *const pooled[CB_NROLES])
+/* Pool the samples of row key over the sessions of one cell into c, with
+ * their median (-1: no session holds the row). */
+static int pool_cell(struct cb_report_cell_row *c, const struct cb_timing *ts, size_t nts, const char *key)
 {
-	const json_t *row;
-	size_t i, k;
+	size_t j, k;
+
+	c->median_ns = -1;
+	for (j = 0; j < nts; j++)
+		for (k = 0; k < ts[j].n; k++) {
+			const struct cb_timing_row *row = &ts[j].rows[k];
+			int64_t *grown;
+
+			if (strcmp(row->row, key) != 0)
+				continue;
+			if (!(grown = realloc(c->samples, (c->n + row->n) * sizeof(*grown))))
+				return -1;
+			c->samples = grown;
+			memcpy(c->samples + c->n, row->samples, row->n * sizeof(*grown));
+			c->n += row->n;
+			c->sessions++;
+			if (!c->first)
+				c->first = row;
+		}
+	if (c->n)
+		c->median_ns = cb_median_i64(c->samples, c->n);
+	return 0;
+}
+
+/* The rows of order o of task t: the keys of the first cell timed
+ * (baseline, candidate, control), each once in its first order, with
+ * every cell's samples pooled. */
+static int fold_rows(struct cb_report_task *t, int o)
+{
+	static const int keys_of[] = { CB_ROLE_BASELINE, CB_ROLE_CANDIDATE, CB_ROLE_CONTROL };
+	const struct cb_timing *ts = NULL;
+	size_t i, j, k, nts = 0, cap = 0;
 	int r;
 
-	t->rows[o] = calloc(json_array_size(pooled[CB_ROLE_BASELINE]) + 1, sizeof(*t->rows[o]));
-	json_array_foreach(pooled[CB_ROLE_BASELINE], i, row) {
-		const char *key = cb_json_str(row, "row");
-		struct cb_report_row *out;
-		int seen = 0;
-
-		for (k = 0; t->rows[o] && key && k < i; k++)
-			seen |= cb_json_str(json_array_get(pooled[CB_ROLE_BASELINE], k), "row") &&
-				strcmp(cb_json_str(json_array_get(pooled[CB_ROLE_BASELINE], k), "row"), key) == 0;
-		if (!t->rows[o] || !key || seen)
-			continue;
-		out = &t->rows[o][t->nrows[o]];
-		if (!(out->label = row_label(row)))
-			continue;
-		for (r = 0; r < CB_NROLES; r++)
-			out->median_ns[r] = pooled_median(pooled[r], key);
-		t->nrows[o]++;
+	for (i = 0; i < 3 && !nts; i++) {
+		ts = t->timing[o][keys_of[i]];
+		nts = t->clocks[o][keys_of[i]].sessions;
 	}
+	for (j = 0; j < nts; j++)
+		cap += ts[j].n;
+	if (!(t->rows[o] = calloc(cap + 1, sizeof(*t->rows[o]))))
+		return -1;
+	for (j = 0; j < nts; j++)
+		for (k = 0; k < ts[j].n; k++) {
+			const struct cb_timing_row *row = &ts[j].rows[k];
+			struct cb_report_row *out;
+			int seen = 0;
+
+			for (i = 0; i < t->nrows[o]; i++)
+				seen |= strcmp(t->rows[o][i].key, row->row) == 0;
+			if (seen)
+				continue;   /* a later session's entry of a row already pooled */
+			out = &t->rows[o][t->nrows[o]++];
+			out->key = row->row;
+			if (!(out->label = row_label(row)))
+				return -1;
+			for (r = 0; r < CB_NROLES; r++)
+				if (pool_cell(&out->cell[r], t->timing[o][r], t->clocks[o][r].sessions, row->row) < 0)
+					return -1;
+		}
+	t->ntimes[o] = t->clocks[o][CB_ROLE_BASELINE].sessions ? t->nrows[o] : 0;
+	return 0;
 }
 
 /* Note that a row of a timed order had n samples in one session. */
@@ -254,49 +217,80 @@ static char *session_file(const char *tdir, enum cb_phase p, const char *cell, i
 	return path;
 }
 
-/* The clocks of task t's timed cells, per order and role, and each row's
- * median per cell, from every session's timing.jsonl; a file that cannot
- * be read is passed over (the seal and the receipts say what is wrong with
- * a run). */
-static void load_timing(const struct cb_report *rp, struct cb_report_task *t)
+/* Read session k of cell name's round (order o) of task t into the next
+ * place of t->timing[o][r]: 1 when read, 0 when there is no such session,
+ * -1 (err) when it is there and cannot be read. Errors name the file from
+ * the run root, never a path of this machine. */
+static int load_session(const struct cb_report *rp, struct cb_report_task *t, int o, int r, const char *name, int k,
+			struct cb_err *err)
+{
+	char *cdir = cb_session_dir("", o ? CB_PH_ROUND_B : CB_PH_ROUND_A, name, k);
+	char *rel = cdir ? cb_strdupf(CB_RUN_TASKS "/%s%s/" CB_RUN_TIMING, t->sealed.id, cdir) : NULL;
+	char *path = rel ? cb_path_join(rp->v->root, rel) : NULL, *data = NULL;
+	struct cb_timing *grown;
+	size_t len, n = t->clocks[o][r].sessions;
+	int rc = -1;
+
+	if (!path) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	if (!cb_exists(path))
+		goto out;
+	rc = -1;
+	if (!(grown = realloc(t->timing[o][r], (n + 1) * sizeof(*grown)))) {
+		cb_fail(err, "out of memory");
+		goto out;
+	}
+	t->timing[o][r] = grown;
+	if (cb_read_file(path, &data, &len, err) < 0 || cb_timing_parse(data, len, rel, &grown[n], err) < 0)
+		goto out;
+	t->clocks[o][r].sessions++;
+	rc = 1;
+out:
+	free(cdir);
+	free(rel);
+	free(path);
+	free(data);
+	return rc;
+}
+
+/* Every session's timing.jsonl of task t's timed cells, per order and
+ * role (timing.h), their clocks and pacing, and the rows with each cell's
+ * samples pooled. A file that cannot be read ends its cell's sessions and
+ * is shown as such (t->timing_error): the seal and the receipts say what is
+ * wrong with a run. */
+static int load_timing(const struct cb_report *rp, struct cb_report_task *t, struct cb_err *err)
 {
 	const json_t *cells = json_object_get(t->doc, "cells");
-	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
-	int o, r, k;
+	size_t j, i;
+	int o, r, k, rc = 0;
 
-	for (o = 0; tdir && o < CB_NORDERS; o++) {
-		json_t *pooled[CB_NROLES];
-
+	for (o = 0; o < CB_NORDERS; o++) {
 		for (r = 0; r < CB_NROLES; r++) {
-			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
-			struct cb_report_clocks *c = &t->clocks[o][r];
+			const char *n = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
+			const char *name = n && cb_is_ident(n) ? n : cb_role_name((enum cb_role)r);
+			struct cb_err e = CB_ERR_INIT;
 
-			pooled[r] = json_array();
-			for (k = 1; name; k++) {
-				char *path = session_file(tdir, o ? CB_PH_ROUND_B : CB_PH_ROUND_A, name, k, "timing.jsonl");
-				struct cb_err e;
-				json_t *rows = path ? cb_report_load_jsonl(path, path, &e) : NULL;
-				const json_t *row;
-				size_t i;
-
-				free(path);
-				if (!rows)
-					break;
-				c->sessions++;
-				json_array_foreach(rows, i, row) {
-					fold_clocks(c, row);
-					if (t->sealed.present[o])
-						fold_repeats(t, json_array_size(json_object_get(row, "samples_ns")));
-				}
-				json_array_extend(pooled[r], rows);
-				json_decref(rows);
+			for (k = 1; name && (rc = load_session(rp, t, o, r, name, k, &e)) > 0; k++)
+				t->timing_seen[o][r] = 1;
+			if (name && rc < 0) {
+				t->timing_seen[o][r] |= k == 1;
+				if (!(t->timing_error[o][r] = strdup(e.msg)))
+					return cb_fail(err, "out of memory");
 			}
+			for (j = 0; j < t->clocks[o][r].sessions; j++)
+				for (i = 0; i < t->timing[o][r][j].n; i++) {
+					fold_clocks(&t->clocks[o][r], &t->timing[o][r][j].rows[i]);
+					if (t->sealed.present[o])
+						fold_repeats(t, t->timing[o][r][j].rows[i].n);
+				}
 		}
-		fold_rows(t, o, pooled);
-		for (r = 0; r < CB_NROLES; r++)
-			json_decref(pooled[r]);
+		if (fold_rows(t, o) < 0)
+			return cb_fail(err, "out of memory");
 	}
-	free(tdir);
+	return 0;
 }
 
 /* The task's effect: the geometric mean over its timed orders of
@@ -313,36 +307,6 @@ static void task_effect(struct cb_report_task *t)
 		}
 	t->timed = n > 0;
 	t->effect = n ? expm1(sum / n) : 0;
-}
-
-void cb_report_fmt_identity(const struct cb_report *rp, char *aa, size_t aa_cap, char *screen, size_t screen_cap)
-{
-	struct cb_free_aa f = { 0, 0, 0, 0 };
-	char line[160];
-	size_t i;
-
-	for (i = 0; i < rp->n; i++)
-		cb_free_aa_add(&f, &rp->t[i].sealed);
-	cb_free_aa_line(&f, line, sizeof(line));
-	snprintf(aa, aa_cap, "%s", f.known ? line : "");
-	if (json_is_true(json_object_get(rp->cs.doc, "prescreen")))
-		snprintf(screen, screen_cap, "%zu of %zu tasks not timed (identical binaries)", f.screened, rp->n);
-	else
-		snprintf(screen, screen_cap, "%s", "");
-}
-
-long long cb_report_geomean_ppm(const struct cb_report *rp, char v, size_t *n)
-{
-	double sum = 0;
-	size_t i;
-
-	*n = 0;
-	for (i = 0; i < rp->n; i++)
-		if (rp->t[i].timed && (!v || cb_report_verdict(&rp->t[i]) == v)) {
-			sum += log1p(rp->t[i].effect);
-			(*n)++;
-		}
-	return *n ? llround(expm1(sum / (double)*n) * 1e6) : 0;
 }
 
 /* Add session k of cell name in phase p of task t (in tdir) to the cell's
@@ -376,7 +340,7 @@ static int load_compile(struct cb_report *rp, struct cb_report_task *t, const ch
 static int load_walls(struct cb_report *rp, struct cb_report_task *t, struct cb_err *err)
 {
 	const json_t *cells = json_object_get(t->doc, "cells");
-	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
+	char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", rp->v->root, t->sealed.id);
 	long long ns = cb_json_int(t->doc, "wall_ns", -1);
 	int p, r, k;
 
@@ -386,7 +350,7 @@ static int load_walls(struct cb_report *rp, struct cb_report_task *t, struct cb_
 			const char *name = cb_json_str(json_object_get(cells, cb_role_name((enum cb_role)r)), "name");
 
 			for (k = 1; name && cb_is_ident(name); k++) {
-				char *path = session_file(tdir, (enum cb_phase)p, name, k, "cell.json");
+				char *path = session_file(tdir, (enum cb_phase)p, name, k, CB_RUN_CELL);
 				struct cb_err e;
 				json_t *cell = path ? cb_json_load_file(path, &e) : NULL;
 
@@ -415,16 +379,16 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 	size_t i;
 	int r;
 
-	rp->t = calloc(rp->cs.ntasks ? rp->cs.ntasks : 1, sizeof(*rp->t));
+	rp->t = calloc(rp->v->cs.ntasks ? rp->v->cs.ntasks : 1, sizeof(*rp->t));
 	if (!rp->t)
 		return cb_fail(err, "out of memory");
-	rp->n = rp->cs.ntasks;
+	rp->n = rp->v->cs.ntasks;
 	for (i = 0; i < rp->n; i++) {
-		const char *id = rp->cs.tasks[i].id;
+		const char *id = rp->v->cs.tasks[i].id;
 		char *p;
 		int rc;
 
-		p = cb_strdupf("%s/tasks/%s/task.json", rp->root, id);
+		p = cb_strdupf("%s/" CB_RUN_TASKS "/%s/" CB_RUN_TASK, rp->v->root, id);
 		if (!p)
 			return cb_fail(err, "out of memory");
 		rp->t[i].doc = cb_json_load_file(p, err);
@@ -435,8 +399,7 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 		if (rc < 0)
 			return -1;
 		rp->t[i].index = i;
-		load_timing(rp, &rp->t[i]);
-		if (load_walls(rp, &rp->t[i], err) < 0)
+		if (load_timing(rp, &rp->t[i], err) < 0 || load_walls(rp, &rp->t[i], err) < 0)
 			return -1;
 		task_effect(&rp->t[i]);
 		for (r = 0; r < CB_NROLES; r++) {
@@ -449,31 +412,14 @@ static int load_tasks(struct cb_report *rp, struct cb_err *err)
 	return 0;
 }
 
-/* Open the derived run at dir (reaccount.h) and find its run root: --run
- * when given, else its run.root seen from the current directory. */
-static int load_derived(struct cb_report *rp, const char *dir, const char *run, struct cb_err *err)
-{
-	struct cb_derived_run d;
-
-	rp->derived_dir = dir;
-	if (cb_derived_open(dir, run, &d, err) < 0)
-		return -1;
-	rp->dj = d.doc;
-	rp->root = d.root;
-	rp->floor = d.floor;
-	rp->sealed_floor = d.sealed_floor;
-	return 0;
-}
-
 /* Attach each derived.json task to its sealed task, after checking that
  * the derived run comes from this very campaign. */
 static int attach_derived(struct cb_report *rp, struct cb_err *err)
 {
-	const struct cb_derived_run dr = { rp->dj, rp->root, rp->floor, rp->sealed_floor };
-	const json_t *tasks = json_object_get(rp->dj, "tasks"), *d;
+	const json_t *tasks = json_object_get(rp->v->derived, "tasks"), *d;
 	size_t i, k;
 
-	if (cb_derived_check(&dr, rp->derived_dir, &rp->cs, err) < 0)
+	if (cb_run_view_check_derived(rp->v, err) < 0)
 		return -1;
 	json_array_foreach(tasks, i, d) {
 		const json_t *dv = json_object_get(d, "derived"), *topo = json_object_get(dv, "topology");
@@ -485,12 +431,12 @@ static int attach_derived(struct cb_report *rp, struct cb_err *err)
 			if (strcmp(rp->t[k].sealed.id, id) == 0 && !rp->t[k].derived)
 				t = &rp->t[k];
 		if (!t)
-			return cb_fail(err, "%s/derived.json: tasks[%zu]: task '%s' is not in the run (or listed twice)",
-				       rp->derived_dir, i, id ? id : "(none)");
+			return cb_fail(err, "%s/" CB_RUN_DERIVED ": tasks[%zu]: task '%s' is not in the run (or listed twice)",
+				       rp->v->derived_dir, i, id ? id : "(none)");
 		if (!v || strlen(v) != 1 || !cb_verdict_known(v[0]) || !cb_json_str(dv, "code") ||
 		    !cb_json_str(dv, "reason"))
-			return cb_fail(err, "%s/derived.json: tasks[%zu]: derived verdict, code and reason are required",
-				       rp->derived_dir, i);
+			return cb_fail(err, "%s/" CB_RUN_DERIVED ": tasks[%zu]: derived verdict, code and reason are required",
+				       rp->v->derived_dir, i);
 		t->derived = 1;
 		t->dverdict = v[0];
 		t->dcode = cb_json_str(dv, "code");
@@ -507,233 +453,48 @@ static int attach_derived(struct cb_report *rp, struct cb_err *err)
 	return 0;
 }
 
-/* Check the seal of the run (cb_verify); rp->seal says what was found, in
- * words: it holds, it does not (and the first difference), or it cannot be
+/* The seal's status in words (rp->seal), from the one check the view
+ * made: it holds, it does not (and the first difference), or it cannot be
  * checked (and why). Returns 1 when it holds. */
 static int report_seal(struct cb_report *rp)
 {
-	struct cb_verify_report v;
-	struct cb_err e = CB_ERR_INIT;
-	int holds;
+	const struct cb_run_view *v = rp->v;
+	char first[1024], counts[512];
 
-	if (cb_verify(rp->root, &v, &e) < 0) {
-		/* The run is the report's subject: an unsealed one is said so
-		 * without its path. */
-		snprintf(rp->seal, sizeof(rp->seal), "cannot be checked: %s",
-			 e.code == CB_ERR_NOT_SEALED ? "not sealed (no SHA256SUMS)" : e.msg);
-		return 0;
-	}
-	holds = cb_verify_holds(&v);
-	if (holds) {
-		snprintf(rp->seal, sizeof(rp->seal), "holds (%zu files)", v.nfiles);
-	} else {
-		char first[1024], counts[512];
-		cb_verify_first(&v, first, sizeof(first));
-		cb_verify_describe(&v, counts, sizeof(counts));
+	switch (v->seal) {
+	case CB_SEAL_HOLDS:
+		snprintf(rp->seal, sizeof(rp->seal), "holds (%zu files)", v->rep.nfiles);
+		return 1;
+	case CB_SEAL_BROKEN:
+		cb_verify_first(&v->rep, first, sizeof(first));
+		cb_verify_describe(&v->rep, counts, sizeof(counts));
 		/* What SHA256SUMS itself lacks is the first difference and the
 		 * end of the counts alike: said once. */
-		if (v.nsums)
+		if (v->rep.nsums)
 			snprintf(rp->seal, sizeof(rp->seal), "does not hold: %s", first);
 		else
 			snprintf(rp->seal, sizeof(rp->seal), "does not hold: %s (%s)", first, counts);
+		return 0;
+	case CB_SEAL_UNCHECKED:
+		break;
 	}
-	cb_verify_report_release(&v);
-	return holds;
+	/* The run is the report's subject: an unsealed one is said so
+	 * without its path. */
+	snprintf(rp->seal, sizeof(rp->seal), "cannot be checked: %s",
+		 v->seal_err.code == CB_ERR_NOT_SEALED ? "not sealed (no SHA256SUMS)" : v->seal_err.msg);
+	return 0;
 }
 
 /* The thresholds the verdicts used: the campaign receipt's, else (a run
  * built by the test tools) the first task receipt's. */
 const json_t *cb_report_thresholds(const struct cb_report *rp)
 {
-	const json_t *th = json_object_get(rp->cs.doc, "thresholds");
+	const json_t *th = json_object_get(rp->v->cs.doc, "thresholds");
 
 	if (!th && rp->n)
 		th = json_object_get(rp->t[0].doc, "thresholds");
 	return th;
 }
-
-/* ------------------------------------------------------------------ */
-/* Figures as words                                                     */
-
-/* "95%" from parts per million, with hundredths only when needed. */
-void cb_report_fmt_share(long long ppm, char *out, size_t cap)
-{
-	if (ppm % 10000 == 0) {
-		snprintf(out, cap, "%lld%%", ppm / 10000);
-		return;
-	}
-	cb_fmt_pct(ppm, out, cap);
-	if (out[0] == '+')
-		memmove(out, out + 1, strlen(out));
-}
-
-/* "3/3/1" (baseline/control/candidate), or none when not joinable. */
-static void fmt_topology(int have, const long long *topo, const char *none, char *out, size_t cap)
-{
-	if (have)
-		snprintf(out, cap, "%lld/%lld/%lld", topo[CB_ROLE_BASELINE], topo[CB_ROLE_CONTROL],
-			 topo[CB_ROLE_CANDIDATE]);
-	else
-		snprintf(out, cap, "%s", none);
-}
-
-/* One order's speedup and interval. Markdown keeps the matrix's form
- * ("+5.23% [+4.90%, +5.61%]"); text drops the % signs (the header has
- * them) and the blank after the comma so that a row fits 100 columns, and
- * right-aligns each number to width w so that the decimal points line up. */
-void cb_report_fmt_order(const struct cb_task_result *r, int o, int md, int w, char *out, size_t cap)
-{
-	char p[32], lo[32], hi[32];
-
-	if (!r->present[o]) {
-		snprintf(out, cap, "%s", md ? "—" : "-");
-		return;
-	}
-	cb_fmt_pct(r->speedup_ppm[o], p, sizeof(p));
-	cb_fmt_pct(r->lo_ppm[o], lo, sizeof(lo));
-	cb_fmt_pct(r->hi_ppm[o], hi, sizeof(hi));
-	if (md) {
-		snprintf(out, cap, "%s [%s, %s]", p, lo, hi);
-		return;
-	}
-	p[strlen(p) - 1] = lo[strlen(lo) - 1] = hi[strlen(hi) - 1] = '\0';
-	snprintf(out, cap, "%*s [%*s,%*s]", w, p, w, lo, w, hi);
-}
-
-
-/* The timer of the timed orders: "graph", or "graph/direct" when round a
- * and round b differ. */
-void cb_report_fmt_timer(const struct cb_task_result *r, const char *none, char *out, size_t cap)
-{
-	if (r->present[CB_ORDER_A] && r->present[CB_ORDER_B] &&
-	    strcmp(r->timer[CB_ORDER_A], r->timer[CB_ORDER_B]) != 0)
-		snprintf(out, cap, "%s/%s", r->timer[CB_ORDER_A], r->timer[CB_ORDER_B]);
-	else if (r->present[CB_ORDER_A] || r->present[CB_ORDER_B])
-		snprintf(out, cap, "%s", r->timer[r->present[CB_ORDER_A] ? CB_ORDER_A : CB_ORDER_B]);
-	else
-		snprintf(out, cap, "%s", none);
-}
-
-/* "3" or "3 to 5": a range of counts. */
-static void fmt_range(size_t lo, size_t hi, char *out, size_t cap)
-{
-	if (lo == hi)
-		snprintf(out, cap, "%zu", lo);
-	else
-		snprintf(out, cap, "%zu to %zu", lo, hi);
-}
-
-/* What the outer level of the bootstrap samples under worker w (a
- * campaign receipt's "worker"): its session_unit, else what its mode
- * implies (runs sealed before the unit was recorded ran persistent or
- * isolated workers); NULL when w does not say. */
-static const char *worker_unit(const json_t *w)
-{
-	const char *unit = cb_json_str(w, "session_unit"), *mode = cb_json_str(w, "mode");
-
-	if (unit || !mode)
-		return unit;
-	return strcmp(mode, "isolate") == 0 ? "worker-process" : "session-in-persistent-process";
-}
-
-/* What the outer level samples in this run: by the campaign receipt's
- * worker, or in a merged run by its shards' when they agree; NULL when the
- * receipts do not say (runs of the test tools) or the shards differ. */
-static const char *session_unit(const struct cb_report *rp)
-{
-	const json_t *shards = json_object_get(rp->cs.doc, "shards"), *sh;
-	const char *unit = NULL;
-	size_t i;
-
-	if (json_object_get(rp->cs.doc, "worker") || !json_array_size(shards))
-		return worker_unit(json_object_get(rp->cs.doc, "worker"));
-	json_array_foreach(shards, i, sh) {
-		const char *u = worker_unit(json_object_get(sh, "worker"));
-		if (!u || (unit && strcmp(u, unit) != 0))
-			return NULL;
-		unit = u;
-	}
-	return unit;
-}
-
-void cb_report_fmt_intervals(const struct cb_report *rp, int utf8, char *out, size_t cap)
-{
-	size_t i, smin = 0, smax = 0, rmin = 0, rmax = 0;
-	const char *unit = session_unit(rp), *level;
-	char conf[32], sessions[48], repeats[48];
-	int o, r, one;
-
-	for (i = 0; i < rp->n; i++) {
-		const struct cb_report_task *t = &rp->t[i];
-		for (o = 0; o < CB_NORDERS; o++)
-			for (r = 0; t->sealed.present[o] && r < CB_NROLES; r++) {
-				size_t k = t->clocks[o][r].sessions;
-				smin = !smax || k < smin ? k : smin;
-				smax = k > smax ? k : smax;
-			}
-		if (t->repeats_max) {
-			rmin = !rmax || t->repeats_min < rmin ? t->repeats_min : rmin;
-			rmax = t->repeats_max > rmax ? t->repeats_max : rmax;
-		}
-	}
-	cb_fmt_share(cb_json_int(cb_report_thresholds(rp), "confidence_ppm", 0), conf, sizeof(conf));
-	if (!smax) {
-		snprintf(out, cap, "%s, no order timed; %lld bootstrap resamples", conf, rp->cs.resamples);
-		return;
-	}
-	fmt_range(smin, smax, sessions, sizeof(sessions));
-	fmt_range(rmin, rmax, repeats, sizeof(repeats));
-	one = smax == 1;
-	if (unit && strcmp(unit, "worker-process") == 0)
-		level = one ? "worker process" : "worker processes";
-	else if (unit)
-		level = one ? "session of one worker process" : "sessions of one worker process";
-	else
-		level = one ? "session" : "sessions";
-	snprintf(out, cap, "%s over %s %s %s %s repeats, %lld bootstrap resamples%s", conf, sessions, level,
-		 utf8 ? "×" : "x", repeats, rp->cs.resamples,
-		 unit && strcmp(unit, "worker-process") != 0 ? " (the process is not sampled)" : "");
-}
-
-void cb_report_fmt_aa(const struct cb_report *rp, char *out, size_t cap)
-{
-	struct cb_aa_count c;
-	size_t i;
-
-	memset(&c, 0, sizeof(c));
-	for (i = 0; i < rp->n; i++)
-		cb_aa_count_add(&c, &rp->t[i].sealed);
-	cb_aa_line(&c, out, cap);
-}
-
-/* How many tasks have verdict v: the sealed verdicts, or the shown ones. */
-size_t cb_report_count_verdict(const struct cb_report *rp, char v, int sealed)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < rp->n; i++)
-		n += (sealed ? rp->t[i].sealed.verdict : cb_report_verdict(&rp->t[i])) == v;
-	return n;
-}
-
-/* The topology column: one triplet, or "sealed -> derived" when they differ. */
-void cb_report_fmt_topology_col(const struct cb_report_task *t, int md, char *out, size_t cap)
-{
-	const char *none = md ? "—" : "-";
-	char s[64], d[64];
-
-	fmt_topology(t->sealed.have_topology, t->sealed.topology, none, s, sizeof(s));
-	if (!t->derived) {
-		snprintf(out, cap, "%s", s);
-		return;
-	}
-	fmt_topology(t->dhave_topology, t->dtopology, none, d, sizeof(d));
-	if (strcmp(s, d) == 0)
-		snprintf(out, cap, "%s", s);
-	else
-		snprintf(out, cap, "%s%s%s", s, md ? " → " : "->", d);
-}
-
 
 /* Path of directory `to` as seen from directory `from`, both absolute and
  * resolved: "..", "../x/y" or "." (a relative link that survives moving
@@ -772,18 +533,18 @@ static char *rel_path(const char *from, const char *to)
  * folder the report is written to, or to the current one for stdout. */
 static int make_hrefs(struct cb_report *rp, const char *output, struct cb_err *err)
 {
-	const struct cb_guard g = { "-o", rp->root, "a sealed run is never written to" };
+	const struct cb_guard g = { "-o", rp->v->root, "a sealed run is never written to" };
 	char *out = NULL, *root = NULL, *droot = NULL, *slash;
 	int rc = -1;
 
 	if (output && cb_guard_check(&g, output, err) < 0)
 		return -1;
 	out = cb_resolve(output ? output : "./report");
-	root = cb_resolve(rp->root);
-	droot = rp->derived_dir ? cb_resolve(rp->derived_dir) : NULL;
-	if (!out || !root || (rp->derived_dir && !droot)) {
-		cb_fail(err, "%s: cannot be resolved: %s", !out ? (output ? output : "./report") : !root ? rp->root
-			: rp->derived_dir, strerror(errno));
+	root = cb_resolve(rp->v->root);
+	droot = rp->v->derived_dir ? cb_resolve(rp->v->derived_dir) : NULL;
+	if (!out || !root || (rp->v->derived_dir && !droot)) {
+		cb_fail(err, "%s: cannot be resolved: %s", !out ? (output ? output : "./report") : !root ? rp->v->root
+			: rp->v->derived_dir, strerror(errno));
 		goto out;
 	}
 	slash = strrchr(out, '/');
@@ -818,16 +579,16 @@ static int cmp_task(const void *x, const void *y)
 	return strcmp(a->sealed.id, b->sealed.id);
 }
 
-/* The run's diff (diff.h) into rp, each task pointing at its own; the
- * diff checks the seal again, which has just been found to hold. */
-static int attach_diff(struct cb_report *rp, const char *dir, const char *run, struct cb_err *err)
+/* The run's diff (diff.h) into rp, each task pointing at its own, from
+ * the view's one verify and its counts: nothing is hashed again. */
+static int attach_diff(struct cb_report *rp, struct cb_err *err)
 {
 	size_t i, k;
 
 	rp->diff = calloc(1, sizeof(*rp->diff));
 	if (!rp->diff)
 		return cb_fail(err, "out of memory");
-	if (cb_diff_load(rp->diff, dir, run, NULL, err) < 0)
+	if (cb_diff_load(rp->diff, rp->v, NULL, err) < 0)
 		return cb_prefix(err, "diff");
 	for (i = 0; i < rp->n; i++)
 		for (k = 0; k < rp->diff->n; k++)
@@ -841,7 +602,7 @@ static int attach_diff(struct cb_report *rp, const char *dir, const char *run, s
  * does not record it (made before confinement, merged) has none. */
 static int load_workers(struct cb_report *rp, struct cb_err *err)
 {
-	char *path = cb_path_join(rp->root, "run.json");
+	char *path = cb_path_join(rp->v->root, CB_RUN_RUN);
 	json_t *j = NULL, *inv;
 	struct cb_buf b = CB_BUF_INIT;
 	size_t i;
@@ -849,7 +610,7 @@ static int load_workers(struct cb_report *rp, struct cb_err *err)
 
 	if (!path)
 		return cb_fail(err, "out of memory");
-	if (cb_report_has_file(rp->root, "run.json") && !(j = cb_json_load_file(path, err)))
+	if (cb_report_has_file(rp->v->root, CB_RUN_RUN) && !(j = cb_json_load_file(path, err)))
 		rc = -1;
 	json_array_foreach(json_object_get(j, "invocations"), i, inv) {
 		const char *how = json_string_value(json_object_get(inv, "workers"));
@@ -864,35 +625,24 @@ static int load_workers(struct cb_report *rp, struct cb_err *err)
 	return rc;
 }
 
-int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output, int gate,
+int cb_report_load(struct cb_report *rp, const struct cb_run_view *v, const char *output, int gate,
 		   struct cb_err *err)
 {
-	char *path;
-	int rc, holds;
+	int holds;
 
 	memset(rp, 0, sizeof(*rp));
-	if (!cb_is_dir(dir))
-		return cb_fail(err, "%s: not a directory", dir);
-	if (cb_report_has_file(dir, "derived.json")) {
-		if (load_derived(rp, dir, run, err) < 0)
-			return -1;
-	} else if (!cb_report_has_file(dir, "campaign.json")) {
-		return cb_fail(err, "%s: neither a run root (no campaign.json) nor a derived run (no derived.json)", dir);
-	} else {
-		rp->root = dir;
-	}
+	rp->v = v;
 	holds = report_seal(rp);
 	if (gate && !holds)
 		return 0;
-	path = cb_path_join(rp->root, "campaign.json");
-	if (!path)
-		return cb_fail(err, "out of memory");
-	rc = cb_campaign_summary_load(path, &rp->cs, err);
-	free(path);
-	if (rc < 0 || load_workers(rp, err) < 0 || load_tasks(rp, err) < 0 || (rp->dj && attach_derived(rp, err) < 0) ||
+	if (!v->have_cs) {
+		*err = v->load_err;
+		return -1;
+	}
+	if (load_workers(rp, err) < 0 || load_tasks(rp, err) < 0 || (v->derived && attach_derived(rp, err) < 0) ||
 	    make_hrefs(rp, output, err) < 0)
 		return -1;
 	if (rp->n)
 		qsort(rp->t, rp->n, sizeof(*rp->t), cmp_task);
-	return holds && attach_diff(rp, dir, run, err) < 0 ? -1 : holds;
+	return holds && attach_diff(rp, err) < 0 ? -1 : holds;
 }

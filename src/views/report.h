@@ -7,12 +7,14 @@
  * Everything shown comes from the receipts and the files the worker left;
  * the report adds nothing but sample medians and layout, and never the time
  * or a path of the machine it runs on, so the same run gives the same bytes.
- * The seal is checked again (cb_verify) and its status stated, never
- * assumed: a report of a run whose seal does not hold says so first. */
+ * The seal is checked once, when the run is opened (runview.h), and its
+ * status stated, never assumed: a report of a run whose seal does not hold
+ * says so first. */
 #ifndef CB_REPORT_H
 #define CB_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -21,6 +23,8 @@
 #include "diff.h"
 #include "campaign/matrix.h"
 #include "account/receipt.h"
+#include "account/runview.h"
+#include "account/timing.h"
 
 /* The clocks of one timed cell in one order, over its sessions' rows:
  * the SM clock's range while they ran, and how they were paced. */
@@ -31,12 +35,20 @@ struct cb_report_clocks {
 	long long rested_ms;            /* rests before rows, summed */
 };
 
-/* One benchmark row of one order: its label and the median of its
- * samples per cell, every session pooled (ns; -1: the cell has no such
- * row). */
+/* One benchmark row in one cell, every session pooled. */
+struct cb_report_cell_row {
+	int64_t *samples;               /* the row's samples of every session, in session order (owned) */
+	size_t n, sessions;             /* samples, and the sessions holding the row */
+	double median_ns;               /* cb_median_i64 of the samples; -1: the cell has no such row */
+	const struct cb_timing_row *first; /* the row in its first session (timer, clocks), or NULL */
+};
+
+/* One benchmark row of one order: its label and, per cell, its samples
+ * and their median. */
 struct cb_report_row {
 	char *label;                    /* the row's shape, else its key after the last '|' */
-	double median_ns[CB_NROLES];
+	const char *key;                /* its "row" key, borrowed from the first cell's timing */
+	struct cb_report_cell_row cell[CB_NROLES];
 };
 
 /* One task: its sealed receipt and, in a derived run, what reaccount made
@@ -59,8 +71,13 @@ struct cb_report_task {
 	size_t cell_runs[CB_NPHASES][CB_NROLES];  /* the cell receipts summed (sessions) */
 	long long cell_compile_us[CB_NPHASES][CB_NROLES]; /* of that time, compiling (compile.json) */
 	size_t cell_compiled[CB_NPHASES][CB_NROLES];      /* the receipts of those whose compile.json is known */
-	struct cb_report_row *rows[CB_NORDERS];   /* the baseline's rows, in its order */
+	struct cb_timing *timing[CB_NORDERS][CB_NROLES];  /* each session's timing.jsonl (clocks[o][r].sessions) */
+	int timing_seen[CB_NORDERS][CB_NROLES];  /* the first session's timing.jsonl is there */
+	char *timing_error[CB_NORDERS][CB_NROLES]; /* why a session's timing.jsonl could not be read, or NULL */
+	struct cb_report_row *rows[CB_NORDERS];   /* the rows of the first cell timed (baseline, candidate,
+	                                             control), in its order */
 	size_t nrows[CB_NORDERS];
+	size_t ntimes[CB_NORDERS];      /* the rows the tables of times show: nrows when the baseline was timed, else 0 */
 	size_t repeats_min, repeats_max;/* samples of a row in one session, over its timed orders' cells (0: none) */
 	int timed;                      /* some order was timed: effect is known */
 	double effect;                  /* geometric mean over the timed orders of 1 + speedup, less 1 */
@@ -70,11 +87,7 @@ struct cb_report_task {
 
 /* Everything a report is written from; zeroed is empty. */
 struct cb_report {
-	const char *root;               /* the run root, as the files are opened */
-	const char *derived_dir;        /* NULL for a sealed run */
-	json_t *dj;                     /* derived.json */
-	long long floor, sealed_floor;  /* derived run: new and sealed launch floor */
-	struct cb_campaign_summary cs;
+	const struct cb_run_view *v;    /* the run, borrowed (runview.h): root, derived run, receipts, seal */
 	struct cb_report_task *t;
 	size_t n;
 	char seal[CB_ERR_MAX + 64];     /* the seal's status in words: room for a whole error */
@@ -86,19 +99,19 @@ struct cb_report {
 	                                   invocations ran them, joined by "; then "; NULL: not recorded */
 };
 
-/* Load the run root or derived run at dir into rp (zeroed first): the
- * campaign receipt, every task receipt, derived.json and its run (run, when
- * given, names the run root of a derived run), the links to the receipts as
- * seen from output (the file the report goes to, or NULL for stdout), the
- * seal's status (rp->seal), which is checked before any receipt of the run
- * is read, and, when it holds, the run's diff. With gate (a --fail-on is
- * asked for), a seal that does not hold ends the load there: a gate reads
- * nothing a broken seal may have changed, so a receipt that can no longer
- * be parsed fails it as a broken seal, not as bad JSON. Tasks are sorted by
- * verdict (G, C, B, R, K, X, the shown verdict) and then by effect,
- * largest first. Returns 1 when the seal holds, 0 when it does not or
- * cannot be checked, -1 with err filled when the run cannot be read. */
-int cb_report_load(struct cb_report *rp, const char *dir, const char *run, const char *output, int gate,
+/* Load the run v opened (runview.h: a run root, or a derived run with its
+ * run root) into rp (zeroed first; v is borrowed and must outlive rp):
+ * every task receipt, derived.json's verdicts, the links to the receipts
+ * as seen from output (the file the report goes to, or NULL for stdout),
+ * the seal's status in words (rp->seal), from the view's one verify, and,
+ * when it holds, the run's diff, from that same verify. With gate (a
+ * --fail-on is asked for), a seal that does not hold ends the load there:
+ * a gate reads nothing a broken seal may have changed, so a receipt that
+ * can no longer be parsed fails it as a broken seal, not as bad JSON. Tasks
+ * are sorted by verdict (G, C, B, R, K, X, the shown verdict) and then by
+ * effect, largest first. Returns 1 when the seal holds, 0 when it does not
+ * or cannot be checked, -1 with err filled when the run cannot be read. */
+int cb_report_load(struct cb_report *rp, const struct cb_run_view *v, const char *output, int gate,
 		   struct cb_err *err);
 void cb_report_release(struct cb_report *rp);
 
@@ -111,10 +124,6 @@ const struct cb_report_task *cb_report_task_at(const struct cb_report *rp, size_
 char cb_report_verdict(const struct cb_report_task *t);
 const char *cb_report_code(const struct cb_report_task *t);
 const char *cb_report_reason(const struct cb_report_task *t);
-
-/* A JSON Lines file as an array of its objects; errors name `name` and
- * the line. */
-json_t *cb_report_load_jsonl(const char *path, const char *name, struct cb_err *err);
 
 /* Whether dir holds the named file. */
 int cb_report_has_file(const char *dir, const char *name);

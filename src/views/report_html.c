@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "account/aa.h"
+#include "base/runroot.h"
 #include "account/classify.h"
 #include "base/fsutil.h"
 #include "html.h"
@@ -126,7 +127,7 @@ static json_t *first_device_json(const struct cb_report *rp)
 	for (i = 0; i < rp->n; i++) {
 		const json_t *cell = json_object_get(json_object_get(rp->t[i].doc, "cells"), "baseline");
 		const char *name = cb_json_str(cell, "name");
-		char *p = name ? cb_strdupf("%s/tasks/%s/cells/a-%s/device.json", rp->root, rp->t[i].sealed.id, name)
+		char *p = name ? cb_strdupf("%s/" CB_RUN_TASKS "/%s/" CB_RUN_CELLS "/a-%s/device.json", rp->v->root, rp->t[i].sealed.id, name)
 			       : NULL;
 		json_t *j = p && cb_exists(p) ? cb_json_load_file(p, NULL) : NULL;
 
@@ -213,7 +214,7 @@ static void h_identity(struct cb_buf *b, const struct cb_report *rp)
  * to the run's own receipts. */
 static void h_header(struct cb_buf *b, const struct cb_report *rp)
 {
-	const json_t *doc = rp->cs.doc, *src = json_object_get(doc, "sources"), *th = cb_report_thresholds(rp);
+	const json_t *doc = rp->v->cs.doc, *src = json_object_get(doc, "sources"), *th = cb_report_thresholds(rp);
 	const json_t *caliber = json_object_get(doc, "caliber"), *plan = json_object_get(doc, "plan"), *v;
 	json_t *dev = first_device_json(rp);
 	static const char *const sources[] = { "compiler", "corpus", "harness" };
@@ -221,25 +222,25 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 	size_t i;
 
 	cb_buf_adds(b, "<header>\n<h1>caliber report: ");
-	cb_html_esc(b, rp->cs.campaign);
-	cb_buf_adds(b, rp->derived_dir ? " <span class=\"muted\">(derived run)</span>" : "");
+	cb_html_esc(b, rp->v->cs.campaign);
+	cb_buf_adds(b, rp->v->derived_dir ? " <span class=\"muted\">(derived run)</span>" : "");
 	cb_buf_adds(b, "</h1>\n<table class=\"facts\">\n<caption>The campaign, its seal, sources, device, timer and "
 		       "thresholds</caption>\n");
 	h_fact_open(b, "campaign");
-	cb_html_esc(b, rp->cs.campaign);
+	cb_html_esc(b, rp->v->cs.campaign);
 	cb_buf_adds(b, " · selection ");
-	cb_html_esc(b, rp->cs.selection);
+	cb_html_esc(b, rp->v->cs.selection);
 	cb_buf_addf(b, " · %zu tasks · status ", rp->n);
-	cb_html_esc(b, rp->cs.status);
+	cb_html_esc(b, rp->v->cs.status);
 	if (cb_json_str(doc, "finished")) {
 		cb_buf_adds(b, " · finished ");
 		cb_html_esc(b, cb_json_str(doc, "finished"));
 	}
 	cb_buf_adds(b, " · manifest sha256 <code class=\"hash\">");
-	cb_html_esc(b, rp->cs.manifest_sha256);
+	cb_html_esc(b, rp->v->cs.manifest_sha256);
 	cb_buf_adds(b, "</code></td></tr>\n");
 	h_fact_open(b, "seal");
-	cb_buf_addf(b, "<span class=\"%s\" id=\"seal\">", strncmp(rp->seal, "holds", 5) == 0 ? "seal-ok" : "seal-bad");
+	cb_buf_addf(b, "<span class=\"%s\" id=\"seal\">", rp->v->seal == CB_SEAL_HOLDS ? "seal-ok" : "seal-bad");
 	cb_html_esc(b, rp->seal);
 	cb_buf_adds(b, "</span> (<code>caliber verify</code> run by this report)</td></tr>\n");
 	if (rp->workers) {
@@ -247,15 +248,15 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 		cb_html_esc(b, rp->workers);
 		cb_buf_adds(b, "</td></tr>\n");
 	}
-	if (rp->derived_dir) {
+	if (rp->v->derived_dir) {
 		h_fact_open(b, "derived run");
 		cb_buf_addf(b, "re-accounted at launch floor %lld (sealed at %lld); equivalence at the sealed floor %s; "
 			       "%lld of %zu tasks changed verdict · ",
-			    rp->floor, rp->sealed_floor,
-			    json_is_true(json_object_get(json_object_get(rp->dj, "equivalence"), "holds")) ? "holds"
+			    rp->v->floor, rp->v->sealed_floor,
+			    json_is_true(json_object_get(json_object_get(rp->v->derived, "equivalence"), "holds")) ? "holds"
 													   : "does not hold",
-			    (long long)cb_json_int(rp->dj, "changed", 0), rp->n);
-		cb_html_link(b, rp->derived_dir, rp->dhref, "derived.json", "derived.json");
+			    (long long)cb_json_int(rp->v->derived, "changed", 0), rp->n);
+		cb_html_link(b, rp->v->derived_dir, rp->dhref, CB_RUN_DERIVED, CB_RUN_DERIVED);
 		cb_buf_adds(b, "</td></tr>\n");
 	}
 	h_fact_open(b, "sources");
@@ -299,7 +300,7 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 	cb_report_fmt_share(cb_json_int(th, "confidence_ppm", 0), conf, sizeof(conf));
 	h_fact_open(b, "thresholds");
 	cb_buf_addf(b, "gain %s · regression %s · confidence %s · launch floor %lld", gain, reg, conf,
-		    rp->cs.launch_floor);
+		    rp->v->cs.launch_floor);
 	if (cb_json_str(doc, "production_default_policy")) {
 		cb_buf_adds(b, " · production default ");
 		cb_html_esc(b, cb_json_str(doc, "production_default_policy"));
@@ -316,11 +317,11 @@ static void h_header(struct cb_buf *b, const struct cb_report *rp)
 		h_json_inline(b, json_object_get(doc, "worker"));
 	}
 	cb_buf_adds(b, " · ");
-	cb_html_link(b, rp->root, rp->href, "campaign.json", "campaign.json");
+	cb_html_link(b, rp->v->root, rp->href, CB_RUN_CAMPAIGN, CB_RUN_CAMPAIGN);
 	cb_buf_adds(b, " · ");
-	cb_html_link(b, rp->root, rp->href, "matrix.csv", "matrix.csv");
+	cb_html_link(b, rp->v->root, rp->href, CB_RUN_MATRIX_CSV, CB_RUN_MATRIX_CSV);
 	cb_buf_adds(b, " · ");
-	cb_html_link(b, rp->root, rp->href, CB_SUMS_FILE, CB_SUMS_FILE);
+	cb_html_link(b, rp->v->root, rp->href, CB_SUMS_FILE, CB_SUMS_FILE);
 	cb_buf_adds(b, "</td></tr>\n</table>\n</header>\n");
 	json_decref(dev);
 }
@@ -330,7 +331,7 @@ static void h_counts(struct cb_buf *b, const struct cb_report *rp)
 {
 	size_t i;
 
-	cb_buf_addf(b, "<section id=\"verdicts\">\n<h2>Verdicts%s</h2>\n", rp->derived_dir ? " (derived)" : "");
+	cb_buf_addf(b, "<section id=\"verdicts\">\n<h2>Verdicts%s</h2>\n", rp->v->derived_dir ? " (derived)" : "");
 	for (i = 0; i < sizeof(verdict_styles) / sizeof(verdict_styles[0]); i++) {
 		const struct verdict_style *s = &verdict_styles[i];
 		size_t n = cb_report_count_verdict(rp, s->v, 0);
@@ -474,8 +475,8 @@ static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 		       "in %zu kernel%s at %zu source line%s (<code>caliber diff</code>, kernels launched more than %lld "
 		       "time%s, round a).</p>\n",
 		    s.tasks_lost, s.tasks_lost == 1 ? "" : "s", s.tasks_gained, s.removed, s.added, s.kernels,
-		    s.kernels == 1 ? "" : "s", s.lines, s.lines == 1 ? "" : "s", rp->diff->floor,
-		    rp->diff->floor == 1 ? "" : "s");
+		    s.kernels == 1 ? "" : "s", s.lines, s.lines == 1 ? "" : "s", rp->diff->v->floor,
+		    rp->diff->v->floor == 1 ? "" : "s");
 	if (!s.lines) {
 		h_moved(b, rp);
 		cb_buf_adds(b, "</section>\n");
@@ -539,7 +540,7 @@ static void h_changed(struct cb_buf *b, const struct cb_report *rp)
 					if (!kn->ttgir[r] || r == CB_ROLE_CONTROL)
 						continue;
 					cb_buf_adds(b, r ? " · " : "");
-					cb_html_link(b, rp->root, rp->href, kn->ttgir[r], cb_role_name((enum cb_role)r));
+					cb_html_link(b, rp->v->root, rp->href, kn->ttgir[r], cb_role_name((enum cb_role)r));
 				}
 				cb_buf_adds(b, "</td></tr>\n");
 			}
@@ -557,22 +558,22 @@ static void h_row_times(struct cb_buf *b, const struct cb_report_task *t)
 	size_t i;
 	int r;
 
-	if (!t->nrows[CB_ORDER_A]) {
+	if (!t->ntimes[CB_ORDER_A]) {
 		cb_buf_adds(b, "<td class=\"num muted\">—</td>");
 		return;
 	}
 	cb_buf_adds(b, "<td class=\"num\">");
-	for (i = 0; i < t->nrows[CB_ORDER_A]; i++) {
+	for (i = 0; i < t->ntimes[CB_ORDER_A]; i++) {
 		const struct cb_report_row *row = &t->rows[CB_ORDER_A][i];
 		cb_buf_adds(b, i ? "<br><span title=\"" : "<span title=\"");
 		cb_html_esc(b, row->label);
 		cb_buf_adds(b, "\">");
 		for (r = 0; r < CB_NROLES; r++) {
 			cb_buf_adds(b, r ? " / " : "");
-			if (row->median_ns[r] < 0)
+			if (row->cell[r].median_ns < 0)
 				cb_buf_adds(b, "—");
 			else
-				cb_buf_addf(b, "%.2f", row->median_ns[r] / 1000.0);
+				cb_buf_addf(b, "%.2f", row->cell[r].median_ns / 1000.0);
 		}
 		cb_buf_adds(b, "</span>");
 	}
@@ -588,7 +589,7 @@ static void h_matrix(struct cb_buf *b, const struct cb_report *rp)
 
 	cb_buf_adds(b, "<section id=\"matrix\">\n<h2>Verdict matrix</h2>\n<table class=\"grid matrix\">\n"
 		       "<caption>One row per task, sorted by verdict and then by effect</caption>\n<tr><th scope=\"col\">task</th>");
-	cb_buf_adds(b, rp->derived_dir ? "<th scope=\"col\">sealed</th><th scope=\"col\">derived</th>" : "<th scope=\"col\">verdict</th>");
+	cb_buf_adds(b, rp->v->derived_dir ? "<th scope=\"col\">sealed</th><th scope=\"col\">derived</th>" : "<th scope=\"col\">verdict</th>");
 	cb_buf_adds(b, "<th scope=\"col\">code</th><th scope=\"col\" class=\"nw\">topology b/c/k</th><th scope=\"col\" class=\"num\">round a</th><th scope=\"col\" class=\"num\">round b</th><th scope=\"col\" class=\"num\">round a median µs b / c / k</th><th scope=\"col\">timer</th><th scope=\"col\">reason</th></tr>\n");
 	for (i = 0; i < rp->n; i++) {
 		const struct cb_report_task *t = &rp->t[i];
@@ -644,10 +645,10 @@ void cb_report_html(struct cb_buf *b, const struct cb_report *rp)
 
 	cb_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>caliber report: ");
-	cb_html_esc(b, rp->cs.campaign);
+	cb_html_esc(b, rp->v->cs.campaign);
 	cb_buf_adds(b, " (");
-	cb_html_esc(b, rp->cs.selection);
-	cb_buf_adds(b, rp->derived_dir ? ", derived" : "");
+	cb_html_esc(b, rp->v->cs.selection);
+	cb_buf_adds(b, rp->v->derived_dir ? ", derived" : "");
 	cb_buf_adds(b, ")</title>\n");
 	h_style(b);
 	cb_buf_adds(b, "</head>\n<body>\n");

@@ -192,7 +192,7 @@ static void svg_topology(struct cb_buf *b, const struct cb_report *rp)
 	cb_buf_addf(b, "<svg id=\"topology\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"topology per cell of every task\">\n",
 		    TP_W, height, TP_W, height);
 	cb_buf_addf(b, "<text x=\"4\" y=\"14\" font-size=\"12\" font-weight=\"600\">topology (scoped count, floor %lld)</text>\n",
-		    rp->derived_dir ? rp->floor : rp->cs.launch_floor);
+		    rp->v->derived_dir ? rp->v->floor : rp->v->cs.launch_floor);
 	for (r = 0; r < CB_NROLES; r++)
 		cb_buf_addf(b, "<rect class=\"r-%s\" x=\"%d\" y=\"24\" width=\"10\" height=\"8\"/><text x=\"%d\" y=\"32\" font-size=\"11\">%s</text>\n",
 			    cb_role_name((enum cb_role)r), 4 + r * 90, 18 + r * 90, cb_role_name((enum cb_role)r));

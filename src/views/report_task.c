@@ -7,89 +7,32 @@
 #include <string.h>
 
 #include "account/evidence.h"
+#include "base/runroot.h"
 #include "base/fsutil.h"
 #include "html.h"
 #include "base/jsonio.h"
 #include "report.h"
 #include "report_task.h"
 
-/* qsort order of long long. */
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Samples of a timing row as integers; the median in *med. Returns the
- * count (0 when there are none). */
-static size_t row_samples(const json_t *row, long long *out, size_t cap, double *med)
-{
-	const json_t *s = json_object_get(row, "samples_ns"), *v;
-	long long *sorted;
-	size_t i, n = 0;
-
-	json_array_foreach(s, i, v)
-		if (json_is_integer(v) && n < cap)
-			out[n++] = (long long)json_integer_value(v);
-	*med = 0;
-	if (!n || !(sorted = malloc(n * sizeof(*sorted))))
-		return n;
-	memcpy(sorted, out, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_ll);
-	*med = n % 2 ? (double)sorted[n / 2] : ((double)sorted[n / 2 - 1] + (double)sorted[n / 2]) / 2.0;
-	free(sorted);
-	return n;
-}
-
-/* Samples of row key in every session of one cell (rows: the cell's
- * timing rows, sessions one after another), pooled; the median in *med,
- * the sessions holding the row in *nsess and the first such entry in
- * *first. Returns the count. */
-static size_t pooled_samples(const json_t *rows, const char *key, long long *out, size_t cap, double *med,
-			     size_t *nsess, const json_t **first)
-{
-	const json_t *row;
-	json_t *pool = json_pack("{s:[]}", "samples_ns");
-	size_t i, n;
-
-	*nsess = 0;
-	*first = NULL;
-	json_array_foreach(rows, i, row) {
-		const char *k = cb_json_str(row, "row");
-		if (!key || !k || strcmp(k, key) != 0)
-			continue;
-		if (!*first)
-			*first = row;
-		(*nsess)++;
-		json_array_extend(json_object_get(pool, "samples_ns"), json_object_get(row, "samples_ns"));
-	}
-	n = row_samples(pool, out, cap, med);
-	json_decref(pool);
-	return n;
-}
-
 /* "SM 1980→1965 MHz · mem 3201 MHz" from a row's clocks; "?" where the
  * device could not say. */
-static void fmt_clocks(const json_t *row, char *out, size_t cap)
+static void fmt_clocks(const struct cb_timing_row *row, char *out, size_t cap)
 {
-	const json_t *c = json_object_get(row, "clocks");
-	const json_t *bf = json_object_get(c, "before"), *af = json_object_get(c, "after");
+	const struct cb_timing_clocks *c = &row->clocks;
 	char part[2][64];
 	int k;
 
-	if (!json_is_object(c)) {
+	if (!c->recorded) {
 		snprintf(out, cap, "not recorded");
 		return;
 	}
 	for (k = 0; k < 2; k++) {
-		const char *key = k ? "mem_mhz" : "sm_mhz";
-		json_int_t x = cb_json_int(bf, key, -1), y = cb_json_int(af, key, -1);
+		long long x = k ? c->mem_before : c->sm_before, y = k ? c->mem_after : c->sm_after;
 		char xs[24] = "?", ys[24] = "?";
 		if (x >= 0)
-			snprintf(xs, sizeof(xs), "%lld", (long long)x);
+			snprintf(xs, sizeof(xs), "%lld", x);
 		if (y >= 0)
-			snprintf(ys, sizeof(ys), "%lld", (long long)y);
+			snprintf(ys, sizeof(ys), "%lld", y);
 		if (strcmp(xs, ys) == 0)
 			snprintf(part[k], sizeof(part[k]), "%s %s MHz", k ? "mem" : "SM", xs);
 		else
@@ -114,7 +57,7 @@ static void h_cell_name(struct cb_buf *b, int role, const char *name)
 
 /* A row's samples in one cell as a strip of dots on the row's shared
  * scale [lo, hi] (ns), with the median as a tick. */
-static void svg_strip(struct cb_buf *b, const struct cb_report_task *t, char order, int role, const long long *s, size_t n,
+static void svg_strip(struct cb_buf *b, const struct cb_report_task *t, char order, int role, const int64_t *s, size_t n,
 		      double med, double lo, double hi)
 {
 	const double W = 240, pad = 6;
@@ -136,116 +79,78 @@ static void svg_strip(struct cb_buf *b, const struct cb_report_task *t, char ord
 		    hi > lo ? pad + (med - lo) / span * (W - 2 * pad) : W / 2, hi > lo ? pad + (med - lo) / span * (W - 2 * pad) : W / 2);
 }
 
-/* The rows of one order: per benchmark row and cell the median, the
- * timer and why, the clocks, and the samples as a strip plot. Rows are
- * matched across cells by their "row" key, in the baseline's order. */
-static void h_order_rows(struct cb_buf *b, const struct cb_report *rp, const struct cb_report_task *t, int o,
+/* The rows of one order (the report's model of them): per benchmark row
+ * and cell the median, the timer and why, the clocks, and the samples as a
+ * strip plot, in the order of the first cell timed; before them, each
+ * cell's timing.jsonl that is absent or could not be read. */
+static void h_order_rows(struct cb_buf *b, const struct cb_report_task *t, int o,
 			 const char *const names[CB_NROLES])
 {
-	enum { MAXS = 4096 };
-	json_t *rows[CB_NROLES] = { NULL }, *keys;
-	long long *s = malloc(MAXS * sizeof(*s));
-	size_t i, any = 0;
+	size_t i, k;
 	int r;
 
 	cb_buf_addf(b, "<h4>Round %c</h4>\n", o ? 'b' : 'a');
 	for (r = 0; r < CB_NROLES; r++) {
-		int k;
-
-		for (k = 1;; k++) {
-			char *cdir = cb_session_dir("", o ? CB_PH_ROUND_B : CB_PH_ROUND_A, names[r], k);
-			char *rel = cdir ? cb_strdupf("tasks/%s%s/timing.jsonl", t->sealed.id, cdir) : NULL;
-			char *p = rel ? cb_path_join(rp->root, rel) : NULL;
-			struct cb_err e;
-			json_t *more = NULL;
-
-			free(cdir);
-			if (p && cb_exists(p) && !(more = cb_report_load_jsonl(p, rel, &e))) {
-				cb_buf_adds(b, "<p class=\"bad\">");
-				cb_html_esc(b, e.msg);
-				cb_buf_adds(b, "</p>\n");
-			} else if (k == 1 && !more) {
-				cb_buf_adds(b, "<p class=\"muted\">");
-				cb_html_esc(b, rel ? rel : "timing.jsonl");
-				cb_buf_adds(b, ": absent</p>\n");
-			}
-			free(rel);
-			free(p);
-			if (!more)
-				break;
-			if (!rows[r])
-				rows[r] = json_array();
-			json_array_extend(rows[r], more);
-			json_decref(more);
+		if (t->timing_error[o][r]) {
+			cb_buf_adds(b, "<p class=\"bad\">");
+			cb_html_esc(b, t->timing_error[o][r]);
+			cb_buf_adds(b, "</p>\n");
+		} else if (!t->timing_seen[o][r]) {
+			cb_buf_addf(b, "<p class=\"muted\">" CB_RUN_TASKS "/");
+			cb_html_esc(b, t->sealed.id);
+			cb_buf_addf(b, "/" CB_RUN_CELLS "/%s-", o ? "b" : "a");
+			cb_html_esc(b, names[r]);
+			cb_buf_adds(b, "/" CB_RUN_TIMING ": absent</p>\n");
 		}
 	}
-	if (!s)
-		goto out;
-	for (r = 0; r < CB_NROLES; r++)
-		any += json_array_size(rows[r]);
-	if (!any)
-		goto out;
-	keys = rows[0] ? rows[0] : rows[2] ? rows[2] : rows[1];
+	if (!t->nrows[o])
+		return;
 	cb_buf_addf(b, "<table class=\"grid rows\"><caption>Round %c of ", o ? 'b' : 'a');
 	cb_html_esc(b, t->sealed.id);
 	cb_buf_adds(b, ": each benchmark row's median and samples per cell, every session pooled</caption>\n<tr><th scope=\"col\">row</th><th scope=\"col\">cell</th><th scope=\"col\" class=\"num\">median</th><th scope=\"col\" class=\"num\">n</th><th scope=\"col\">timer</th><th scope=\"col\">clocks</th><th scope=\"col\">samples</th></tr>\n");
-	for (i = 0; i < json_array_size(keys); i++) {
-		const json_t *base = json_array_get(keys, i), *seen;
-		const char *key = cb_json_str(base, "row");
-		const json_t *cell[CB_NROLES];
-		size_t nsess[CB_NROLES], j;
-		double lo = 0, hi = 0, med;
-		int first = 1, again = 0;
+	for (i = 0; i < t->nrows[o]; i++) {
+		const struct cb_report_row *row = &t->rows[o][i];
+		double lo = 0, hi = 0;
+		int first = 1;
 
-		json_array_foreach(keys, j, seen)
-			again |= j < i && key && cb_json_str(seen, "row") && strcmp(cb_json_str(seen, "row"), key) == 0;
-		if (again)
-			continue;   /* a later session's entry of a row already shown */
-
-		for (r = 0; r < CB_NROLES; r++) {
-			size_t k, n = pooled_samples(rows[r], key, s, MAXS, &med, &nsess[r], &cell[r]);
-			for (k = 0; k < n; k++) {
-				lo = first || (double)s[k] < lo ? (double)s[k] : lo;
-				hi = first || (double)s[k] > hi ? (double)s[k] : hi;
+		for (r = 0; r < CB_NROLES; r++)
+			for (k = 0; k < row->cell[r].n; k++) {
+				double x = (double)row->cell[r].samples[k];
+				lo = first || x < lo ? x : lo;
+				hi = first || x > hi ? x : hi;
 				first = 0;
 			}
-		}
 		for (r = 0; r < CB_NROLES; r++) {
+			const struct cb_report_cell_row *c = &row->cell[r];
 			char clocks[160];
-			size_t n;
 
 			cb_buf_adds(b, "<tr>");
 			if (r == 0) {
 				cb_buf_adds(b, "<td rowspan=\"3\" class=\"mono key\">");
-				cb_html_esc(b, key ? key : "(no row key)");
+				cb_html_esc(b, row->key);
 				cb_buf_addf(b, "<br><span class=\"muted\">scale %.3f–%.3f µs</span></td>", lo / 1000, hi / 1000);
 			}
 			h_cell_name(b, r, names[r]);
-			if (!cell[r]) {
+			if (!c->first) {
 				cb_buf_adds(b, "<td colspan=\"5\" class=\"muted\">no such row</td></tr>\n");
 				continue;
 			}
-			n = pooled_samples(rows[r], key, s, MAXS, &med, &nsess[r], &cell[r]);
-			fmt_clocks(cell[r], clocks, sizeof(clocks));
-			cb_buf_addf(b, "<td class=\"num\">%.3f µs</td><td class=\"num\">%zu", med / 1000, n);
-			if (nsess[r] > 1)
-				cb_buf_addf(b, " <span class=\"muted\">in %zu sessions</span>", nsess[r]);
+			fmt_clocks(c->first, clocks, sizeof(clocks));
+			cb_buf_addf(b, "<td class=\"num\">%.3f µs</td><td class=\"num\">%zu", c->median_ns / 1000, c->n);
+			if (c->sessions > 1)
+				cb_buf_addf(b, " <span class=\"muted\">in %zu sessions</span>", c->sessions);
 			cb_buf_adds(b, "</td><td>");
-			cb_html_esc(b, cb_json_str(cell[r], "timer") ? cb_json_str(cell[r], "timer") : "?");
+			cb_html_esc(b, c->first->timer);
 			cb_buf_adds(b, " <span class=\"muted\">");
-			cb_html_esc(b, cb_json_str(cell[r], "timer_reason") ? cb_json_str(cell[r], "timer_reason") : "");
+			cb_html_esc(b, c->first->timer_reason);
 			cb_buf_adds(b, "</span></td><td class=\"clk\">");
 			cb_html_esc(b, clocks);
 			cb_buf_adds(b, "</td><td>");
-			svg_strip(b, t, o ? 'b' : 'a', r, s, n, med, lo, hi);
+			svg_strip(b, t, o ? 'b' : 'a', r, c->samples, c->n, c->median_ns, lo, hi);
 			cb_buf_adds(b, "</td></tr>\n");
 		}
 	}
 	cb_buf_adds(b, "</table>\n");
-out:
-	for (r = 0; r < CB_NROLES; r++)
-		json_decref(rows[r]);
-	free(s);
 }
 
 /* Names of the variants in list, each with its kernel and launches as the
@@ -341,8 +246,8 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 	const json_t *cells = json_object_get(t->doc, "cells"), *topo = json_object_get(t->doc, "topology");
 	const json_t *orders = json_object_get(t->doc, "orders");
 	const char *names[CB_NROLES];
-	char *tdir = cb_strdupf("%s/tasks/%s", rp->root, t->sealed.id);
-	char *thref = cb_strdupf("%s/tasks/%s", rp->href, t->sealed.id);
+	char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", rp->v->root, t->sealed.id);
+	char *thref = cb_strdupf("%s/" CB_RUN_TASKS "/%s", rp->href, t->sealed.id);
 	int r, o, screen = 0;
 	size_t p;
 
@@ -374,7 +279,7 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 		cb_html_esc(b, t->sealed.code);
 		cb_buf_adds(b, " — ");
 		cb_html_esc(b, t->sealed.reason);
-		cb_buf_addf(b, "<br>Derived at floor %lld: ", rp->floor);
+		cb_buf_addf(b, "<br>Derived at floor %lld: ", rp->v->floor);
 		cb_html_badge(b, t->dverdict);
 		cb_buf_adds(b, " ");
 		cb_html_esc(b, t->dcode);
@@ -395,9 +300,9 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 	if (screen)
 		cb_buf_adds(b, "<th scope=\"col\">screen (--prescreen)</th>");
 	cb_buf_addf(b, "<th scope=\"col\">topology (scoped / total, floor %lld)</th><th scope=\"col\">excluded variants (launches &le; floor)</th>",
-		    rp->cs.launch_floor);
+		    rp->v->cs.launch_floor);
 	if (t->derived)
-		cb_buf_addf(b, "<th scope=\"col\">topology at floor %lld</th><th scope=\"col\">excluded at floor %lld</th>", rp->floor, rp->floor);
+		cb_buf_addf(b, "<th scope=\"col\">topology at floor %lld</th><th scope=\"col\">excluded at floor %lld</th>", rp->v->floor, rp->v->floor);
 	cb_buf_adds(b, "</tr>\n");
 	for (r = 0; r < CB_NROLES; r++) {
 		const char *role = cb_role_name((enum cb_role)r);
@@ -472,24 +377,21 @@ void cb_report_task_html(struct cb_buf *b, const struct cb_report *rp, const str
 	cb_buf_adds(b, "</table>\n");
 	for (o = 0; o < CB_NORDERS; o++) {
 		int timed = 0;
-		for (r = 0; r < CB_NROLES && tdir; r++) {
-			char *rel = cb_strdupf("cells/%c-%s/timing.jsonl", o ? 'b' : 'a', names[r]);
-			timed |= rel && cb_report_has_file(tdir, rel);
-			free(rel);
-		}
+		for (r = 0; r < CB_NROLES; r++)
+			timed |= t->timing_seen[o][r];
 		if (timed)
-			h_order_rows(b, rp, t, o, names);
+			h_order_rows(b, t, o, names);
 	}
 	cb_buf_adds(b, "<h4>Receipts</h4>\n<ul class=\"links\"><li>");
 	if (tdir && thref)
-		cb_html_link(b, tdir, thref, "task.json", "task.json");
+		cb_html_link(b, tdir, thref, CB_RUN_TASK, CB_RUN_TASK);
 	cb_buf_adds(b, "</li>\n");
 	for (p = 0; p < CB_NPHASES; p++)
 		for (r = 0; r < CB_NROLES; r++) {
-			static const char *const files[] = { "cell.json", "worker.log", "timing.jsonl", "device.json",
+			static const char *const files[] = { CB_RUN_CELL, "worker.log", CB_RUN_TIMING, "device.json",
 							     "autotune.jsonl", "ir/index.tsv", "ir/binaries.tsv",
 							     "replay_miss.json" };
-			char *cdir = cb_strdupf("cells/%s-%s", phases[p], names[r]);
+			char *cdir = cb_strdupf(CB_RUN_CELLS "/%s-%s", phases[p], names[r]);
 			char *full = cdir && tdir ? cb_path_join(tdir, cdir) : NULL;
 			char *chref = cdir && thref ? cb_strdupf("%s/%s", thref, cdir) : NULL;
 			size_t f, shown = 0;
