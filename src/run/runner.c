@@ -1213,14 +1213,14 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	 * a shard that exits 5 would keep the merge from running. */
 	rc = cb_run_verdicts(output, rn.progress == PROGRESS_JSON, !o->shard.n, err);
 	if (rc == CB_EXIT_OK && fail_set[0]) {
-		size_t hits = 0;
-		for (i = 0; i < rn.ntasks; i++)
-			hits += strchr(fail_set, res[i].verdict) != NULL;
-		if (hits) {
-			cb_fail(err, "--fail-on %s: %zu task%s got one of these verdicts", o->fail_on, hits,
-				hits == 1 ? "" : "s");
+		struct cb_gate g;
+		cb_gate_init(&g, o->fail_on, fail_set);
+		for (i = 0; i < rn.ntasks && rc == CB_EXIT_OK; i++)
+			if (cb_gate_add(&g, res[i].id, res[i].verdict, err) < 0)
+				rc = CB_EXIT_FAIL;
+		if (rc == CB_EXIT_OK && cb_gate_judge(&g, err) < 0)
 			rc = CB_EXIT_GATE;
-		}
+		cb_gate_release(&g);
 	}
 out:
 	for (c = 0; c < CB_NROLES; c++)
