@@ -154,6 +154,8 @@ static int shard_of_matrix(struct cb_preflight *pf, struct cb_buf *ok, struct cb
 	return 0;
 }
 
+/* binding: the matrix the runner loaded is bound to this manifest and
+ * inventory (or why not), and the frozen files are read-only. */
 static int check_binding(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	const char *files[] = { pf->manifest_path, pf->matrix_path, NULL };
@@ -162,9 +164,8 @@ static int check_binding(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 	struct stat st;
 	size_t i;
 
-	pf->matrix = cb_matrix_load_bound(pf->matrix_path, pf->w->m, err);
 	if (!pf->matrix)
-		return -1;
+		return cb_fail(err, "%s", pf->bind_err ? pf->bind_err->msg : "no task matrix");
 	inv = cb_strdupf("%.*s/%s", (int)(slash - pf->matrix_path), pf->matrix_path, CB_FROZEN_INVENTORY);
 	if (!inv)
 		return cb_fail(err, "out of memory");

@@ -971,20 +971,6 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	return rc;
 }
 
-/* Each cell that names its own compiler runs it where the frozen matrix
- * says; the matrix is read here as it stands, before the preflights (which
- * run in the cells' environments) bind it: one that cannot be read or that
- * lacks a root fails binding, so nothing runs with it. */
-static int set_compilers(struct cb_worker_ctx *ctx, const char *matrix, struct cb_err *err)
-{
-	struct cb_err ignored;
-	json_t *mx = cb_json_load_file(matrix, &ignored);
-	int rc = cb_worker_ctx_compilers(ctx, mx, err);
-
-	json_decref(mx);
-	return rc;
-}
-
 /* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
  * days_from_civil), so that a UTC time needs no timegm. */
 static long long days_from_civil(long long y, long long m, long long d)
@@ -1061,7 +1047,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	struct cb_task_result *res = NULL;
 	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
 	char fail_set[8] = "", digest[CB_SHA256_HEX], shard[32];
-	json_t *dealt = NULL, *tidied = json_array();
+	json_t *dealt = NULL, *mx = NULL, *tidied = json_array();
+	struct cb_err bind_err = CB_ERR_INIT;
 	size_t i, ndone = 0;
 	int c, rc;
 
@@ -1102,13 +1089,19 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		rc = cb_run_verdicts(output, rn.progress == PROGRESS_JSON, !o->shard.n, err);
 		goto out;
 	}
+	/* The matrix is loaded and bound once, here: each cell that names its
+	 * own compiler runs it where the matrix says, the binding check reports
+	 * how the binding went, and the tasks run are this matrix's. */
+	mx = cb_matrix_load_bound(matrix, &m, &bind_err);
 	if (cb_worker_ctx_init(&rn.ctx, &m, &backend, o->corpus, o->build_root, o->device, o->python, o->worker,
-			       o->workers, o->prestart, err) < 0 || set_compilers(&rn.ctx, matrix, err) < 0)
+			       o->workers, o->prestart, err) < 0 || cb_worker_ctx_compilers(&rn.ctx, mx, err) < 0)
 		goto out;
 
 	pf.w = &rn.ctx;
 	pf.manifest_path = manifest;
 	pf.matrix_path = matrix;
+	pf.matrix = mx;
+	pf.bind_err = &bind_err;
 	pf.output_root = output;
 	pf.python = o->python;
 	pf.resume = o->resume;
@@ -1130,7 +1123,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 
 	rn.root = output;
-	rn.tasks = json_object_get(pf.matrix, "tasks");
+	rn.tasks = json_object_get(mx, "tasks");
 	if (o->shard.n) {
 		cb_shard_name(&o->shard, shard);
 		if (!(dealt = cb_shard_tasks(rn.tasks, &o->shard, err))) {
@@ -1199,7 +1192,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		cb_cell_proc_stop(&rn.procs[c]);
 	/* What the last workers left goes before anything is sealed. */
 	if (cb_reap_strays(0, NULL, err) < 0 || tidy_before_seal(&rn, err) < 0 ||
-	    write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), &o->shard, err) < 0 ||
+	    write_campaign(&rn, &pf, res, cb_json_str(mx, "selection"), &o->shard, err) < 0 ||
 	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 ||
 	    cb_fixed_check_run(&rn.fixed, runner_files, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
 	    cb_seal_digest(output, digest, err) < 0)
@@ -1234,7 +1227,7 @@ out:
 	cb_history_release(&history);
 	json_decref(dealt);
 	cb_worker_ctx_release(&rn.ctx);
-	json_decref(pf.matrix);
+	json_decref(mx);
 	json_decref(pf.results);
 	json_decref(tidied);
 	cb_backend_release(&backend);
