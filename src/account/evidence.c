@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "base/fsutil.h"
 #include "base/jsonio.h"
+#include "base/runroot.h"
 #include "seal/seal.h"
 
 static const char *const outcome_names[] = {
@@ -38,7 +39,7 @@ int cb_outcome_parse(const char *s, enum cb_outcome *o)
  * missing receipt means not run. */
 static void load_outcome(const char *cell_dir, enum cb_outcome *o, char **detail)
 {
-	char *path = cb_path_join(cell_dir, "cell.json");
+	char *path = cb_path_join(cell_dir, CB_RUN_CELL);
 	struct cb_err err;
 	json_t *j;
 
@@ -93,7 +94,7 @@ static int load_round(struct cb_task_evidence *ev, const char *task_dir, enum cb
 		load_outcome(dir, &out, &detail);
 		if (detail && out == CB_OUT_PASSED) {
 			more = realloc(ev->timing[o][r], (size_t)k * sizeof(*more));
-			tp = cb_path_join(dir, "timing.jsonl");
+			tp = cb_path_join(dir, CB_RUN_TIMING);
 			if (more)
 				ev->timing[o][r] = more;
 			if (!more || !tp) {
@@ -309,7 +310,7 @@ struct count_file {
  * files cb_topology_scan reads in a cell. */
 static int is_cell_ttgir(const char *rel)
 {
-	static const char *const fixed[] = { "tasks", NULL, "cells", NULL, "ir", NULL };
+	static const char *const fixed[] = { CB_RUN_TASKS, NULL, CB_RUN_CELLS, NULL, "ir", NULL };
 	const char *p = rel;
 	size_t i;
 

@@ -8,6 +8,7 @@
 
 #include "base/fsutil.h"
 #include "base/jsonio.h"
+#include "base/runroot.h"
 #include "receipt.h"
 #include "seal/seal.h"
 
@@ -29,7 +30,7 @@ void cb_fmt_elapsed(long long ms, char *out, size_t cap)
  * caliber's making, not an altered one. */
 static void history_cells(const char *tdir, struct cb_history_task *t)
 {
-	char *cells = cb_path_join(tdir, "cells"), **names = NULL;
+	char *cells = cb_path_join(tdir, CB_RUN_CELLS), **names = NULL;
 	size_t n = 0, k;
 	struct cb_err ignored;
 	int p;
@@ -41,7 +42,7 @@ static void history_cells(const char *tdir, struct cb_history_task *t)
 		return;
 	}
 	for (k = 0; k < n; k++) {
-		char *path = cb_strdupf("%s/%s/cell.json", cells, names[k]);
+		char *path = cb_strdupf("%s/%s/" CB_RUN_CELL, cells, names[k]);
 		json_t *j = path && cb_exists(path) ? cb_json_load_file(path, &ignored) : NULL;
 		const char *phase = cb_json_str(j, "phase");
 		json_int_t ns = cb_json_int(j, "wall_ns", -1);
@@ -63,8 +64,8 @@ static int history_task(const struct cb_history *h, const json_t *byid, const ch
 			struct cb_err *err)
 {
 	const json_t *entry = json_object_get(byid, id);
-	char *tdir = cb_strdupf("%s/tasks/%s", h->root, id);
-	char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
+	char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", h->root, id);
+	char *tjson = tdir ? cb_path_join(tdir, CB_RUN_TASK) : NULL;
 	json_t *j;
 	int p;
 
@@ -140,7 +141,7 @@ int cb_history_load(const char *root, const char *campaign, const char *opt, str
 		goto out;
 	}
 	free(path);
-	if (!(path = cb_path_join(root, "task-matrix.json")) || !(h->matrix = cb_json_load_file(path, err)))
+	if (!(path = cb_path_join(root, CB_RUN_MATRIX)) || !(h->matrix = cb_json_load_file(path, err)))
 		goto out;
 	json_array_foreach(json_object_get(h->matrix, "tasks"), i, mt)
 		if (cb_json_str(mt, "id"))

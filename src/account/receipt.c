@@ -253,7 +253,7 @@ int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, co
 		json_object_set_new(r, "screen_identity", cb_identity_json(&a->ev.screen_identity, "screen"));
 	if (extra)
 		json_object_update_recursive(r, (json_t *)extra);
-	path = cb_path_join(task_dir, "task.json");
+	path = cb_path_join(task_dir, CB_RUN_TASK);
 	if (!path)
 		cb_fail(err, "out of memory");
 	else
@@ -533,7 +533,7 @@ int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, s
 	}
 	matrix_summaries(&csv, &md, res, n);
 	data = cb_buf_detach(&csv, &len);
-	path = cb_path_join(dir, "matrix.csv");
+	path = cb_path_join(dir, CB_RUN_MATRIX_CSV);
 	if (!data || !path) {
 		cb_fail(err, "matrix: out of memory");
 		goto out;
@@ -543,7 +543,7 @@ int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, s
 	free(data);
 	free(path);
 	data = cb_buf_detach(&md, &len);
-	path = cb_path_join(dir, "matrix.md");
+	path = cb_path_join(dir, CB_RUN_MATRIX_MD);
 	if (!data || !path)
 		cb_fail(err, "matrix: out of memory");
 	else
@@ -558,7 +558,7 @@ out:
 
 int cb_campaign_summary_of_run(const char *root, struct cb_campaign_summary *cs, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "campaign.json");
+	char *path = cb_path_join(root, CB_RUN_CAMPAIGN);
 	int rc = path ? cb_campaign_summary_load(path, cs, err) : cb_fail(err, "out of memory");
 
 	free(path);

@@ -17,6 +17,7 @@
 #include "base/jsonio.h"
 #include "campaign/matrix.h"
 #include "base/proc.h"
+#include "base/runroot.h"
 #include "seal/seal.h"
 
 extern char **environ;
@@ -717,8 +718,8 @@ static int check_output_root(struct cb_preflight *pf, struct cb_buf *ok, struct 
 	if (cb_guard_check(&g, root, err) < 0)
 		return -1;
 	if (pf->resume) {
-		m = cb_path_join(root, "manifest.json");
-		x = cb_path_join(root, "task-matrix.json");
+		m = cb_path_join(root, CB_RUN_MANIFEST);
+		x = cb_path_join(root, CB_RUN_MATRIX);
 		if (!m || !x || !cb_is_dir(root) || !same_file(m, pf->manifest_path) || !same_file(x, pf->matrix_path))
 			rc = cb_fail(err, "--resume: %s is not a run of this manifest and matrix", root);
 		else if (cb_shard_check_resume(root, pf->shard ? pf->shard : &(struct cb_shard){ 0, 0 }, err) < 0)

@@ -31,6 +31,7 @@
 #include "seal/fixed.h"
 #include "preflight.h"
 #include "base/proc.h"
+#include "base/runroot.h"
 #include "account/receipt.h"
 #include "runner.h"
 #include "seal/seal.h"
@@ -152,7 +153,7 @@ static void progress(struct runner *rn, size_t i, const char *task, const char *
 /* The folder of a task in the run root. */
 static char *task_dir_of(const struct runner *rn, const struct cb_workload *w)
 {
-	return cb_strdupf("%s/tasks/%s", rn->root, w->id);
+	return cb_strdupf("%s/" CB_RUN_TASKS "/%s", rn->root, w->id);
 }
 
 /* With ctx.warmup_ahead, req (task i, phase p, cell c) names the next
@@ -274,9 +275,9 @@ static int no_link_at(const struct runner *rn, const char *rel, struct cb_err *e
 /* The folders above the cell folders of task id are caliber's own. */
 static int task_folders_hold(const struct runner *rn, const char *id, struct cb_err *err)
 {
-	char *task = cb_strdupf("tasks/%s", id), *cells = cb_strdupf("tasks/%s/cells", id);
+	char *task = cb_strdupf(CB_RUN_TASKS "/%s", id), *cells = cb_strdupf(CB_RUN_TASKS "/%s/" CB_RUN_CELLS, id);
 	int rc = !task || !cells ? cb_fail(err, "out of memory")
-		 : no_link_at(rn, "tasks", err) < 0 || no_link_at(rn, task, err) < 0 || no_link_at(rn, cells, err) < 0
+		 : no_link_at(rn, CB_RUN_TASKS, err) < 0 || no_link_at(rn, task, err) < 0 || no_link_at(rn, cells, err) < 0
 		 ? -1 : 0;
 
 	free(task);
@@ -296,8 +297,8 @@ static int fresh_task_folder(struct runner *rn, const char *id, const char *dir,
 
 	json_array_foreach(found, k, s) {
 		const char *what = json_string_value(s);
-		char *line = what[0] == '.' && what[1] == ':' ? cb_strdupf("tasks/%s%s", id, what + 1)
-							      : cb_strdupf("tasks/%s/%s", id, what);
+		char *line = what[0] == '.' && what[1] == ':' ? cb_strdupf(CB_RUN_TASKS "/%s%s", id, what + 1)
+							      : cb_strdupf(CB_RUN_TASKS "/%s/%s", id, what);
 		if (rc == 0 && (!line || json_array_append_new(rn->planted, json_string(line)) < 0))
 			rc = cb_fail(err, "out of memory");
 		free(line);
@@ -575,7 +576,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	cb_now_utc(started);
 	/* Nothing of the task exists yet: what is where its folder goes (a
 	 * link to a folder outside, a forged cells/) was planted, and goes. */
-	if (!dir || no_link_at(rn, "tasks", err) < 0 || fresh_task_folder(rn, w->id, dir, err) < 0)
+	if (!dir || no_link_at(rn, CB_RUN_TASKS, err) < 0 || fresh_task_folder(rn, w->id, dir, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
 		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, 1, dir, &correct[c], err)) != 0)
@@ -610,7 +611,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 					   m->launch_floor, &acc, extra, res, err);
 	cb_task_account_release(&acc);
 	if (rc == 0) {
-		char *receipt = cb_strdupf("%s/task.json", dir + strlen(rn->root) + 1);
+		char *receipt = cb_strdupf("%s/" CB_RUN_TASK, dir + strlen(rn->root) + 1);
 		rc = receipt ? cb_fixed_tree(&rn->fixed, receipt, err) : cb_fail(err, "out of memory");
 		free(receipt);
 	}
@@ -643,8 +644,8 @@ static int prepare_resume(struct runner *rn, struct cb_task_result *res, struct 
 	for (i = 0; i < rn->ntasks; i++) {
 		const json_t *task = json_array_get(rn->tasks, i);
 		const char *id = cb_json_str(task, "id");
-		char *tdir = cb_strdupf("%s/tasks/%s", rn->root, id);
-		char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
+		char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", rn->root, id);
+		char *tjson = tdir ? cb_path_join(tdir, CB_RUN_TASK) : NULL;
 		int rc = 0;
 
 		if (!tjson) {
@@ -732,7 +733,7 @@ static int make_skeleton(const char *manifest, const char *matrix, const char *o
 		tmp = NULL;
 		goto out;
 	}
-	if (copy_frozen(manifest, tmp, "manifest.json", err) < 0 || copy_frozen(matrix, tmp, "task-matrix.json", err) < 0 ||
+	if (copy_frozen(manifest, tmp, CB_RUN_MANIFEST, err) < 0 || copy_frozen(matrix, tmp, CB_RUN_MATRIX, err) < 0 ||
 	    copy_frozen(inv, tmp, CB_FROZEN_INVENTORY, err) < 0)
 		goto out;
 	if (chmod(tmp, 0755) < 0 || rename(tmp, output) < 0) {
@@ -757,7 +758,7 @@ out:
 static int record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
 			     const char *scratch, json_t *tidied, const struct cb_confine *confine, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "run.json"), now[32], how[200];
+	char *path = cb_path_join(root, CB_RUN_RUN), now[32], how[200];
 	json_t *j = NULL, *args = json_array(), *inv;
 	int i, rc;
 
@@ -788,7 +789,7 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
  * can say which of the two the run was. */
 static int same_prescreen(const char *root, int prescreen, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "run.json");
+	char *path = cb_path_join(root, CB_RUN_RUN);
 	json_t *j = path ? cb_json_load_file(path, err) : NULL;
 	const json_t *args = json_object_get(json_array_get(json_object_get(j, "invocations"), 0), "argv"), *a;
 	size_t i;
@@ -854,7 +855,7 @@ static int remove_slots(const char *root, json_t *changes, struct cb_err *err)
  * tree does not say which worker put it there. */
 static int tidy_before_seal(const struct runner *rn, struct cb_err *err)
 {
-	char *path = cb_path_join(rn->root, "run.json");
+	char *path = cb_path_join(rn->root, CB_RUN_RUN);
 	json_t *changes = json_array(), *j = NULL, *invs, *tidied;
 	size_t i;
 	int rc = -1;
@@ -904,7 +905,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 			  const char *selection, const struct cb_shard *shard, struct cb_err *err)
 {
 	const struct cb_manifest *m = rn->ctx.m;
-	char *path = cb_path_join(rn->root, "campaign.json"), *mx = cb_path_join(rn->root, "task-matrix.json");
+	char *path = cb_path_join(rn->root, CB_RUN_CAMPAIGN), *mx = cb_path_join(rn->root, CB_RUN_MATRIX);
 	char msha[CB_SHA256_HEX], now[32];
 	json_t *j = cb_receipt_new(CB_CAMPAIGN_SCHEMA), *tasks = json_array(), *counts = json_object(),
 	       *plan = json_array(), *cells = json_object(), *inv = NULL;
@@ -1032,8 +1033,8 @@ int cb_run_verdicts(const char *root, int json, int gate_x, struct cb_err *err)
  * check before the seal takes as they are (fixed.h): the frozen inputs,
  * run.json, the ledger, the campaign receipt and the verdict matrix. */
 static const char *const runner_files[] = {
-	"manifest.json", "task-matrix.json", CB_FROZEN_INVENTORY, "run.json", CB_FIXED_FILE, "campaign.json",
-	"matrix.csv", "matrix.md", NULL
+	CB_RUN_MANIFEST, CB_RUN_MATRIX, CB_FROZEN_INVENTORY, CB_RUN_RUN, CB_FIXED_FILE, CB_RUN_CAMPAIGN,
+	CB_RUN_MATRIX_CSV, CB_RUN_MATRIX_MD, NULL
 };
 
 int cb_run(const struct cb_run_opts *o, struct cb_err *err)

@@ -16,6 +16,7 @@
 #include "base/fsutil.h"
 #include "seal/guard.h"
 #include "base/jsonio.h"
+#include "base/runroot.h"
 #include "account/receipt.h"
 #include "reply.h"
 #include "seal/tidy.h"
@@ -285,7 +286,7 @@ json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
 	if (env && p != CB_PH_CORRECTNESS && (p == CB_PH_ROUND_B || session > 1)) {
 		/* A row's timer is the one the cell's first session chose (timing.py). */
 		char *first = cb_cell_dir(task_dir, CB_PH_ROUND_A, cell->name);
-		char *plan = first ? cb_path_join(first, "timing.jsonl") : NULL;
+		char *plan = first ? cb_path_join(first, CB_RUN_TIMING) : NULL;
 		if (!plan || json_object_set_new(env, "CALIBER_TIMER_PLAN", json_string(plan)) < 0) {
 			json_decref(env);
 			env = NULL;
@@ -679,7 +680,7 @@ static json_t *outputs_of(const char *dir)
 
 	if (cb_list_dir(dir, &names, &n, &err) == 0)
 		for (i = 0; i < n; i++)
-			if (strcmp(names[i], "cell.json") != 0)
+			if (strcmp(names[i], CB_RUN_CELL) != 0)
 				json_array_append_new(a, cb_json_text(names[i]));
 	cb_strv_free(names, n);
 	return a;
@@ -986,10 +987,10 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		*outcome = CB_OUT_REPLAY_MISS;
 		snprintf(detail, sizeof(detail), "autotune replay found no recorded config (replay_miss.json)");
 	} else if (p != CB_PH_CORRECTNESS && *outcome == CB_OUT_PASSED &&
-		   (!file_in(dir, "timing.jsonl") || !file_in(dir, "ir/index.tsv"))) {
+		   (!file_in(dir, CB_RUN_TIMING) || !file_in(dir, "ir/index.tsv"))) {
 		*outcome = CB_OUT_MISSING_OUTPUT;
 		snprintf(detail, sizeof(detail), "the benchmark passed but left no %s",
-			 file_in(dir, "timing.jsonl") ? "ir/index.tsv" : "timing.jsonl");
+			 file_in(dir, CB_RUN_TIMING) ? "ir/index.tsv" : CB_RUN_TIMING);
 	}
 	close(log_fd);
 	log_fd = -1;
