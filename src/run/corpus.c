@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "base/home.h"
 #include "base/buf.h"
 #include "base/csv.h"
 #include "base/digest.h"

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/home.h"
 #include "base/buf.h"
 #include "base/digest.h"
 #include "base/fsutil.h"

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "account/evidence.h"
+#include "base/home.h"
 #include "account/expect.h"
 #include "base/fsutil.h"
 #include "seal/guard.h"

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/home.h"
 #include "base/buf.h"
 #include "base/fsutil.h"
 #include "seal/guard.h"
