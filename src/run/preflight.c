@@ -23,42 +23,20 @@
 
 extern char **environ;
 
-/* The last non-empty line of a child's stderr, trailing blanks cut: for a
- * Python traceback that is the exception, which is what a preflight line
- * should name. */
-static const char *last_line(char *text)
-{
-	size_t n = strlen(text);
-	char *nl;
-
-	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
-		text[--n] = '\0';
-	nl = strrchr(text, '\n');
-	return nl ? nl + 1 : text;
-}
-
-/* Run argv in env, capture stdout; a non-zero exit is a failure whose
- * reason quotes the last line of stderr. */
+/* Run argv in env, capture stdout (cb_run_checked); a failure that says
+ * the interpreter has no pytest also says how to name one that has it. */
 static int capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
 		   struct cb_err *err)
 {
-	char *errout = NULL, how[64];
-	int status = 0, rc = 0;
-
-	if (cb_run_capture(argv, envp, timeout_ms, out, &errout, &status, err) < 0)
+	if (cb_run_checked(argv, envp, timeout_ms, NULL, out, err) < 0) {
+		if (strstr(err->msg, "No module named 'pytest'") && strlen(err->msg) < sizeof(err->msg) - 200) {
+			static const char hint[] = " (this interpreter has no pytest: name one that has it with --python, "
+						   "e.g. /usr/bin/python3 with Debian's python3-pytest)";
+			memcpy(err->msg + strlen(err->msg), hint, sizeof(hint));
+		}
 		return -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		const char *last = last_line(errout);
-		cb_describe_status(status, how, sizeof(how));
-		rc = cb_fail(err, "%s %s%s%s%s", argv[0], how, last[0] ? ": " : "", last,
-			     strstr(last, "No module named 'pytest'")
-			     ? " (this interpreter has no pytest: name one that has it with --python, e.g. /usr/bin/python3 with Debian's python3-pytest)"
-			     : "");
-		free(*out);
-		*out = NULL;
 	}
-	free(errout);
-	return rc;
+	return 0;
 }
 
 /* A backend command with every "{device}" argument replaced by the pinned
