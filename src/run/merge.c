@@ -27,6 +27,7 @@
 #include "seal/sign.h"
 #include "base/walk.h"
 #include "base/runroot.h"
+#include "base/strindex.h"
 
 /* One shard given on the command line. */
 struct shard_in {
@@ -226,23 +227,19 @@ static void copy_end(void *state, int ok, void *ctx)
 	free(c);
 }
 
+/* The path of a known digest, for cb_lower_bound. */
+static const char *known_rel(const void *k)
+{
+	return ((const struct known *)k)->rel;
+}
+
 /* The digest of rel in the merged root, when a shard's seal gives it. */
 static const char *known_digest(const char *rel, void *ctx)
 {
 	const struct merge *mg = ctx;
-	size_t lo = 0, hi = mg->nknown;
+	size_t i = cb_lower_bound(mg->known, mg->nknown, sizeof(*mg->known), known_rel, rel);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(rel, mg->known[mid].rel);
-		if (c == 0)
-			return mg->known[mid].hex;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
+	return i < mg->nknown && strcmp(mg->known[i].rel, rel) == 0 ? mg->known[i].hex : NULL;
 }
 
 static int cmp_known(const void *a, const void *b)
