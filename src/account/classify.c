@@ -57,9 +57,35 @@ int cb_fail_on_parse(const char *s, char set[8], struct cb_err *err)
 	return 0;
 }
 
-int cb_fail_on_hits(const char *set, char v)
+void cb_gate_init(struct cb_gate *g, const char *letters, const char *set)
 {
-	return v && strchr(set, v) != NULL;
+	memset(g, 0, sizeof(*g));
+	g->letters = letters;
+	g->set = set;
+}
+
+int cb_gate_add(struct cb_gate *g, const char *id, char v, struct cb_err *err)
+{
+	if (!v || !g->set || !strchr(g->set, v))
+		return 0;
+	g->hits++;
+	if (cb_buf_addf(&g->names, "%s%s (%c)", g->names.len ? ", " : "", id, v) < 0)
+		return cb_fail(err, "--fail-on: out of memory");
+	return 0;
+}
+
+int cb_gate_judge(const struct cb_gate *g, struct cb_err *err)
+{
+	if (!g->hits)
+		return 0;
+	return cb_fail(err, "--fail-on %s: %zu task%s %s one of these verdicts: %s", g->letters, g->hits,
+		       g->hits == 1 ? "" : "s", g->hits == 1 ? "has" : "have", g->names.data ? g->names.data : "");
+}
+
+void cb_gate_release(struct cb_gate *g)
+{
+	cb_buf_release(&g->names);
+	memset(g, 0, sizeof(*g));
 }
 
 void cb_verdict_release(struct cb_verdict *v)

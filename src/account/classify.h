@@ -27,6 +27,7 @@
 #define CB_CLASSIFY_H
 
 #include "caliber.h"
+#include "base/buf.h"
 #include "campaign/manifest.h"
 
 /* The verdict letters in the order of the table above: the classifier's
@@ -48,8 +49,29 @@ const char *cb_verdict_meaning(char v);
  * and report gate on it alike. */
 int cb_fail_on_parse(const char *s, char set[8], struct cb_err *err);
 
-/* Whether a gate set (from cb_fail_on_parse) catches verdict v. */
-int cb_fail_on_hits(const char *set, char v);
+/* The --fail-on gate, the one that run, run --devices and report share:
+ * fed each task's id and verdict (cb_gate_add), then judged once
+ * (cb_gate_judge), so that all three catch the same verdicts and say so in
+ * the same words. letters (the option as given, for the message) and set
+ * (its cb_fail_on_parse) are borrowed and must outlive the gate. */
+struct cb_gate {
+	const char *letters, *set;
+	size_t hits;
+	struct cb_buf names;       /* "id (V), ..." of the tasks caught */
+};
+
+/* Prepare g for a gate on set (empty: a gate that catches nothing). */
+void cb_gate_init(struct cb_gate *g, const char *letters, const char *set);
+
+/* Count task id if its verdict v is in the gate's set; an empty verdict
+ * ('\0', a task not yet judged) is never caught. Returns -1 (out of
+ * memory) with err filled. */
+int cb_gate_add(struct cb_gate *g, const char *id, char v, struct cb_err *err);
+
+/* 0 when no task was caught; otherwise -1 with err saying "--fail-on
+ * LETTERS: N tasks have one of these verdicts: id (V), ...". */
+int cb_gate_judge(const struct cb_gate *g, struct cb_err *err);
+void cb_gate_release(struct cb_gate *g);
 
 enum cb_order { CB_ORDER_A, CB_ORDER_B, CB_NORDERS };
 

@@ -9,6 +9,7 @@
 #include "base/runroot.h"
 #include "base/fsutil.h"
 #include "base/jsonio.h"
+#include "base/runroot.h"
 #include "receipt.h"
 #include "seal/seal.h"
 

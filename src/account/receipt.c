@@ -15,6 +15,7 @@
 #include "evidence.h"
 #include "base/fsutil.h"
 #include "base/jsonio.h"
+#include "base/runroot.h"
 #include "base/schema.h"
 #include "stats.h"
 
@@ -36,6 +37,62 @@ void cb_now_utc(char out[32])
 
 	gmtime_r(&t, &tm);
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* The cell receipt: what one request of one cell did (docs/formats.md),
+ * written here with the task and campaign receipts rather than by the
+ * worker code, which only gathers the facts. */
+int cb_cell_receipt_write(const char *dir, const struct cb_cell_facts *f, struct cb_err *err)
+{
+	json_t *r = cb_receipt_new(CB_CELL_SCHEMA), *wa = json_array(), *plan = json_array();
+	char *path = cb_path_join(dir, CB_RUN_CELL);
+	const char *const *a;
+	size_t i;
+	int rc;
+
+	if (!r || !wa || !plan || !path) {
+		json_decref(r);
+		json_decref(wa);
+		json_decref(plan);
+		free(path);
+		return cb_fail(err, "out of memory");
+	}
+	json_object_set_new(r, "removed", json_deep_copy(f->removed));
+	json_object_set_new(r, "task", json_string(f->task));
+	json_object_set_new(r, "cell", json_string(f->cell));
+	json_object_set_new(r, "role", json_string(f->role));
+	json_object_set_new(r, "phase", json_string(f->phase));
+	json_object_set_new(r, "session", json_integer(f->session));
+	json_object_set_new(r, "request_id", json_string(f->request_id));
+	json_object_set_new(r, "argv", json_deep_copy(f->argv));
+	json_object_set_new(r, "env", json_deep_copy(f->env));
+	json_object_set_new(r, "compiler", json_deep_copy(f->compiler));
+	for (a = f->worker_argv; *a; a++)
+		json_array_append_new(wa, json_string(*a));
+	json_object_set_new(r, "worker", json_pack("{s:o, s:s, s:I, s:b, s:o, s:I}",
+		"argv", wa, "mode", f->mode, "pid", (json_int_t)f->pid, "fresh", f->fresh,
+		"env_overlay", json_deep_copy(f->env_overlay), "started_ahead_ms", (json_int_t)f->started_ahead_ms));
+	for (i = 0; i < f->nplugins; i++)
+		json_array_append_new(plan, json_string(f->plugins[i]));
+	json_object_set_new(r, "plan", plan);
+	json_object_set_new(r, "started", json_string(f->started));
+	json_object_set_new(r, "finished", json_string(f->finished));
+	json_object_set_new(r, "wall_ns", json_integer(f->wall_ns));
+	json_object_set_new(r, "reply_ns", f->reply_ns >= 0 ? json_integer(f->reply_ns) : json_null());
+	json_object_set_new(r, "timeout_s", json_integer(f->timeout_s));
+	json_object_set_new(r, "exit", json_pack("{s:b, s:o, s:b, s:s}", "replied", f->replied,
+		"pytest_exit", f->pytest_exit >= 0 ? json_integer(f->pytest_exit) : json_null(),
+		"timed_out", f->timed_out, "process", f->process ? f->process : "running"));
+	json_object_set_new(r, "log", json_pack("{s:I, s:I}", "bytes", (json_int_t)f->log_bytes,
+						"cut_bytes", (json_int_t)f->log_cut_bytes));
+	json_object_set_new(r, "outcome", json_string(f->outcome));
+	json_object_set_new(r, "detail", cb_json_text(f->detail));
+	json_object_set_new(r, "outputs", json_deep_copy(f->outputs));
+	json_object_set_new(r, "killed", json_deep_copy(f->killed));
+	rc = cb_receipt_write(path, r, err);
+	json_decref(r);
+	free(path);
+	return rc;
 }
 
 /* "graph", "direct" or "mixed" over the baseline's rows of one order (its
@@ -196,7 +253,7 @@ int cb_task_receipt_write(const char *task_dir, size_t index, const char *op, co
 		json_object_set_new(r, "screen_identity", cb_identity_json(&a->ev.screen_identity, "screen"));
 	if (extra)
 		json_object_update_recursive(r, (json_t *)extra);
-	path = cb_path_join(task_dir, "task.json");
+	path = cb_path_join(task_dir, CB_RUN_TASK);
 	if (!path)
 		cb_fail(err, "out of memory");
 	else
@@ -476,7 +533,7 @@ int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, s
 	}
 	matrix_summaries(&csv, &md, res, n);
 	data = cb_buf_detach(&csv, &len);
-	path = cb_path_join(dir, "matrix.csv");
+	path = cb_path_join(dir, CB_RUN_MATRIX_CSV);
 	if (!data || !path) {
 		cb_fail(err, "matrix: out of memory");
 		goto out;
@@ -486,7 +543,7 @@ int cb_write_verdict_matrix(const char *dir, const struct cb_task_result *res, s
 	free(data);
 	free(path);
 	data = cb_buf_detach(&md, &len);
-	path = cb_path_join(dir, "matrix.md");
+	path = cb_path_join(dir, CB_RUN_MATRIX_MD);
 	if (!data || !path)
 		cb_fail(err, "matrix: out of memory");
 	else
@@ -501,7 +558,7 @@ out:
 
 int cb_campaign_summary_of_run(const char *root, struct cb_campaign_summary *cs, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "campaign.json");
+	char *path = cb_path_join(root, CB_RUN_CAMPAIGN);
 	int rc = path ? cb_campaign_summary_load(path, cs, err) : cb_fail(err, "out of memory");
 
 	free(path);

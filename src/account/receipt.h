@@ -24,6 +24,34 @@ int cb_receipt_write(const char *path, const json_t *receipt, struct cb_err *err
 /* Current UTC time as "2026-11-29T18:00:00Z" into out (21 bytes). */
 void cb_now_utc(char out[32]);
 
+/* What a cell receipt (cell.json, docs/formats.md) records of one request:
+ * the facts as the worker code saw them, all borrowed. reply_ns and
+ * pytest_exit below 0 are recorded as null; process NULL as "running". */
+struct cb_cell_facts {
+	const char *task, *cell, *role, *phase, *request_id;
+	long long session;
+	const json_t *argv, *env;            /* the request's */
+	const json_t *compiler;              /* the cell's compiler (cb_worker_compiler_json) */
+	const char *const *worker_argv;      /* NULL-terminated */
+	const char *mode;                    /* the worker mode's name */
+	long long pid, started_ahead_ms;
+	int fresh;
+	const json_t *env_overlay;
+	const char *const *plugins;
+	size_t nplugins;
+	const char *started, *finished;
+	long long wall_ns, reply_ns, timeout_s;
+	int replied, timed_out;
+	long long pytest_exit;
+	const char *process;
+	size_t log_bytes, log_cut_bytes;
+	const char *outcome, *detail;
+	const json_t *outputs, *removed, *killed;
+};
+
+/* Write DIR/cell.json, the receipt of one cell's request, from f. */
+int cb_cell_receipt_write(const char *dir, const struct cb_cell_facts *f, struct cb_err *err);
+
 /* The free A/A of n results (docs/design.md section 19): of the tasks identical by
  * construction that were timed, how many have a round-a interval that
  * excludes zero; how many were not timed (run --prescreen); and whether

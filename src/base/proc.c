@@ -733,6 +733,39 @@ int cb_run_capture(const char *const argv[], char *const envp[], long long timeo
 	return 0;
 }
 
+/* The last non-empty line of a child's stderr, trailing blanks cut: for a
+ * Python traceback that is the exception, which is what names a failure. */
+static const char *last_line(char *text)
+{
+	size_t n = strlen(text);
+	char *nl;
+
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+		text[--n] = '\0';
+	nl = strrchr(text, '\n');
+	return nl ? nl + 1 : text;
+}
+
+int cb_run_checked(const char *const argv[], char *const envp[], long long timeout_ms, const char *who,
+		   char **out, struct cb_err *err)
+{
+	char *errout = NULL, how[64];
+	int status = 0, rc = 0;
+
+	*out = NULL;
+	if (cb_run_capture(argv, envp, timeout_ms, out, &errout, &status, err) < 0)
+		return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		const char *last = last_line(errout);
+		cb_describe_status(status, how, sizeof(how));
+		rc = cb_fail(err, "%s %s%s%s", who ? who : argv[0], how, last[0] ? ": " : "", last);
+		free(*out);
+		*out = NULL;
+	}
+	free(errout);
+	return rc;
+}
+
 void cb_describe_status(int status, char *out, size_t cap)
 {
 	if (WIFEXITED(status))

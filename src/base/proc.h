@@ -128,6 +128,12 @@ long long cb_mono_ns_since(const struct timespec *t0);
 int cb_run_capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
 		   char **errout, int *status, struct cb_err *err);
 
+/* cb_run_capture for a child that must succeed: its stdout into *out (NULL
+ * on failure); an exit other than 0 fails with "WHO <how it ended>: <the
+ * last line of its stderr>" (who NULL: argv[0]). */
+int cb_run_checked(const char *const argv[], char *const envp[], long long timeout_ms, const char *who,
+		   char **out, struct cb_err *err);
+
 /* The absolute path of the running caliber binary (/proc/self/exe), for
  * commands that start caliber again (run --devices) or write scripts that
  * do (slurm). Caller frees. */

@@ -59,17 +59,30 @@ int cb_strindex_first_dup(const struct cb_strindex *x, size_t *dup, size_t *firs
 	return found;
 }
 
-int cb_strindex_find(const struct cb_strindex *x, const char *key, size_t *pos)
+size_t cb_lower_bound(const void *base, size_t n, size_t size, const char *(*key)(const void *), const char *s)
 {
-	size_t lo = 0, hi = x->n;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(x->v[mid].s, key) < 0)
+		if (strcmp(key((const char *)base + mid * size), s) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The string of an index entry, for cb_lower_bound. */
+static const char *entry_key(const void *e)
+{
+	return ((const struct cb_strindex_entry *)e)->s;
+}
+
+int cb_strindex_find(const struct cb_strindex *x, const char *key, size_t *pos)
+{
+	size_t lo = cb_lower_bound(x->v, x->n, sizeof(*x->v), entry_key, key);
+
 	if (lo == x->n || strcmp(x->v[lo].s, key) != 0)
 		return 0;
 	*pos = x->v[lo].pos;

@@ -28,6 +28,11 @@ void cb_strindex_release(struct cb_strindex *x);
  * its position and *first that of its first occurrence, 0 when all differ. */
 int cb_strindex_first_dup(const struct cb_strindex *x, size_t *dup, size_t *first);
 
+/* The one lower bound of caliber: the index of the first of the n
+ * elements of base (each size bytes, sorted bytewise by key(element))
+ * whose key is >= s; n when none is. */
+size_t cb_lower_bound(const void *base, size_t n, size_t size, const char *(*key)(const void *), const char *s);
+
 /* The position of the first occurrence of key: 1 and *pos, or 0. */
 int cb_strindex_find(const struct cb_strindex *x, const char *key, size_t *pos);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "base/home.h"
 #include "base/digest.h"
 #include "base/fsutil.h"
 #include "base/jsonio.h"

@@ -43,12 +43,4 @@ int cb_plan(const struct cb_backend *b, const char *plugins[], size_t cap, size_
  * that brings it in. */
 const char *cb_plan_why(const char *plugin, const char **capability);
 
-/* caliber's own tree (the harness): $CALIBER_HOME, else the nearest folder
- * above the running binary that holds backends/ and python/caliber_pytest,
- * itself or as its share/caliber (an installed prefix), else ".". */
-const char *cb_home(void);
-
-/* Whether cb_home() found such a tree (or was told by CALIBER_HOME). */
-int cb_home_found(void);
-
 #endif

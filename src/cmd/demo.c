@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/home.h"
 #include "base/runroot.h"
 #include "cmd.h"
 #include "base/fsutil.h"

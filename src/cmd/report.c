@@ -83,7 +83,8 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 	struct cb_args args = CB_ARGS_INIT;
 	char fail_set[8] = "", *data = NULL, *page = NULL;
 	enum format fmt = FMT_TEXT;
-	size_t i, len, hits = 0, copied = 0;
+	size_t i, len, copied = 0;
+	struct cb_gate gate;
 	int rc, sealed = 0;
 	const struct cb_opt opts[] = {
 		{ "format", CB_OPT_STR, &format, "FMT", "text, md or html (default: from -o's extension, else text)" },
@@ -181,19 +182,14 @@ int cmd_report(int argc, char **argv, struct cb_err *err)
 		goto out;
 	}
 	rc = CB_EXIT_OK;
-	for (i = 0; fail_set[0] && i < rp.n; i++)
-		hits += cb_fail_on_hits(fail_set, cb_report_verdict(cb_report_task_at(&rp, i))) != 0;
-	if (hits) {
-		struct cb_buf names = CB_BUF_INIT;
-		for (i = 0; i < rp.n; i++)
-			if (cb_fail_on_hits(fail_set, cb_report_verdict(cb_report_task_at(&rp, i))))
-				cb_buf_addf(&names, "%s%s (%c)", names.len ? ", " : "", cb_report_task_at(&rp, i)->sealed.id,
-					    cb_report_verdict(cb_report_task_at(&rp, i)));
-		cb_fail(err, "--fail-on %s: %zu task%s %s one of these verdicts: %s", fail_on, hits,
-			hits == 1 ? "" : "s", hits == 1 ? "has" : "have", names.data ? names.data : "");
-		cb_buf_release(&names);
+	cb_gate_init(&gate, fail_on, fail_set);
+	for (i = 0; i < rp.n && rc == CB_EXIT_OK; i++)
+		if (cb_gate_add(&gate, cb_report_task_at(&rp, i)->sealed.id, cb_report_verdict(cb_report_task_at(&rp, i)),
+				err) < 0)
+			rc = CB_EXIT_FAIL;
+	if (rc == CB_EXIT_OK && cb_gate_judge(&gate, err) < 0)
 		rc = CB_EXIT_GATE;
-	}
+	cb_gate_release(&gate);
 out:
 	free(page);
 	free(data);

@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "run/devices.h"
 #include "base/fsutil.h"
+#include "base/runroot.h"
 #include "opts.h"
 #include "run/runner.h"
 #include "seal/sign.h"
@@ -88,7 +89,7 @@ static void missing_options(const char *manifest, const char *matrix, const char
 			cb_buf_addf(&b, "%s%s", b.len ? ", " : "", what[i]);
 	if (manifest && !matrix) {
 		const char *slash = strrchr(manifest, '/');
-		beside = cb_strdupf("%.*s/task-matrix.json", (int)(slash - manifest), manifest);
+		beside = cb_strdupf("%.*s/" CB_RUN_MATRIX, (int)(slash - manifest), manifest);
 	}
 	if (beside && cb_exists(beside))
 		cb_fail(err, "missing %s (did you mean --task-matrix %s?)", b.data, beside);

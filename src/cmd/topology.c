@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "base/fsutil.h"
 #include "base/jsonio.h"
+#include "base/runroot.h"
 #include "opts.h"
 #include "ir/topology.h"
 
@@ -30,7 +31,7 @@ static const char topology_about[] =
  * without ir/index.tsv. */
 static int not_a_cell(const char *dir, struct cb_err *err)
 {
-	char *ir = cb_path_join(dir, "ir"), *cells = cb_path_join(dir, "cells"), *tasks = cb_path_join(dir, "tasks");
+	char *ir = cb_path_join(dir, "ir"), *cells = cb_path_join(dir, CB_RUN_CELLS), *tasks = cb_path_join(dir, CB_RUN_TASKS);
 	char **names = NULL;
 	size_t n = 0, i;
 	struct cb_buf list = CB_BUF_INIT;

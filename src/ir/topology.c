@@ -249,19 +249,10 @@ static const char *listed_rel(const struct cb_ttgir_counts *pre, const char *dir
 	return strncmp(dir, pre->root, n) == 0 && dir[n] == '/' && dir[n + 1] ? dir + n + 1 : NULL;
 }
 
-/* Index of the first entry of t whose path is >= key. */
-static size_t lower_bound(const struct cb_tree *t, const char *key)
+/* The path of a listing's entry, for cb_lower_bound. */
+static const char *entry_rel(const void *e)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(t->v[mid].rel, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ((const struct cb_entry *)e)->rel;
 }
 
 /* The names in directory rel of a listing, sorted as cb_list_dir sorts
@@ -271,7 +262,7 @@ static size_t lower_bound(const struct cb_tree *t, const char *key)
 static int list_listed(const struct cb_tree *t, const char *dir, const char *rel, int dirs_only,
 		       char ***names, size_t *n, struct cb_err *err)
 {
-	size_t at = lower_bound(t, rel), len = strlen(rel), cnt = 0, i;
+	size_t at = cb_lower_bound(t->v, t->n, sizeof(*t->v), entry_rel, rel), len = strlen(rel), cnt = 0, i;
 	char **v;
 
 	*names = NULL;

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "base/home.h"
 #include "base/buf.h"
 #include "base/csv.h"
 #include "base/digest.h"
@@ -134,18 +135,6 @@ static int list_side(const char *dir, const char *sub, struct side *sd, struct c
 /* ------------------------------------------------------------------ */
 /* The reader                                                           */
 
-/* The last line of text (trailing blanks and line breaks cut off there). */
-static const char *last_line(char *text)
-{
-	size_t n = strlen(text);
-	char *nl;
-
-	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
-		text[--n] = '\0';
-	nl = strrchr(text, '\n');
-	return nl ? nl + 1 : text;
-}
-
 /* Whether v is an array of strings. */
 static int string_array(const json_t *v)
 {
@@ -253,18 +242,19 @@ static json_t *run_reader(const char *dir, const char *python, struct side *cons
 	const char *tmp = getenv("TMPDIR");
 	char *result = cb_strdupf("%s/caliber-inventory.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	const char **argv = NULL;
-	char *out = NULL, *errout = NULL, how[64];
+	char *out = NULL, *who = cb_strdupf("%s -m caliber_pytest.inventory", python);
 	struct cb_env env;
 	json_t *res = NULL;
 	size_t n = 0, total = 0, i, k;
-	int fd, status = 0;
+	int fd;
 
 	for (i = 0; i < nsides; i++)
 		total += sides[i]->n;
 	argv = calloc(total + 6, sizeof(*argv));
-	if (!result || !argv) {
+	if (!result || !argv || !who) {
 		free(result);
 		free(argv);
+		free(who);
 		cb_fail(err, "out of memory");
 		return NULL;
 	}
@@ -273,6 +263,7 @@ static json_t *run_reader(const char *dir, const char *python, struct side *cons
 		cb_fail(err, "%s: cannot create a temporary file: %s", result, strerror(errno));
 		free(result);
 		free(argv);
+		free(who);
 		return NULL;
 	}
 	close(fd);
@@ -284,21 +275,13 @@ static json_t *run_reader(const char *dir, const char *python, struct side *cons
 	for (i = 0; i < nsides; i++)
 		for (k = 0; k < sides[i]->n; k++)
 			argv[n++] = sides[i]->v[k].rel;
-	if (reader_env(&env, err) == 0 &&
-	    cb_run_capture(argv, env.v, READER_TIMEOUT_MS, &out, &errout, &status, err) == 0) {
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-			res = cb_json_load_file(result, err);
-		} else {
-			const char *last = last_line(errout);
-			cb_describe_status(status, how, sizeof(how));
-			cb_fail(err, "%s -m caliber_pytest.inventory %s%s%s", python, how, last[0] ? ": " : "", last);
-		}
-	}
+	if (reader_env(&env, err) == 0 && cb_run_checked(argv, env.v, READER_TIMEOUT_MS, who, &out, err) == 0)
+		res = cb_json_load_file(result, err);
 	cb_env_release(&env);
 	unlink(result);
 	free(result);
 	free(out);
-	free(errout);
+	free(who);
 	free(argv);
 	return res;
 }

@@ -336,17 +336,21 @@ static void shards_with(const struct shard_proc *sp, size_t n, enum ended what, 
 static int gate(const struct cb_run_opts *o, const char *fail_set, struct cb_err *err)
 {
 	struct cb_campaign_summary cs;
-	size_t i, hits = 0;
+	struct cb_gate g;
+	size_t i;
+	int rc = CB_EXIT_OK;
 
 	if (cb_campaign_summary_of_run(o->output, &cs, err) < 0)
 		return CB_EXIT_FAIL;
-	for (i = 0; i < cs.ntasks; i++)
-		hits += strchr(fail_set, cs.tasks[i].verdict[0]) != NULL;
+	cb_gate_init(&g, o->fail_on, fail_set);
+	for (i = 0; i < cs.ntasks && rc == CB_EXIT_OK; i++)
+		if (cb_gate_add(&g, cs.tasks[i].id, cs.tasks[i].verdict[0], err) < 0)
+			rc = CB_EXIT_FAIL;
+	if (rc == CB_EXIT_OK && cb_gate_judge(&g, err) < 0)
+		rc = CB_EXIT_GATE;
+	cb_gate_release(&g);
 	cb_campaign_summary_release(&cs);
-	if (!hits)
-		return CB_EXIT_OK;
-	cb_fail(err, "--fail-on %s: %zu task%s got one of these verdicts", o->fail_on, hits, hits == 1 ? "" : "s");
-	return CB_EXIT_GATE;
+	return rc;
 }
 
 /* The signals that stop a run --devices, passed on to its shards. */

@@ -26,6 +26,8 @@
 #include "base/sha.h"
 #include "seal/sign.h"
 #include "base/walk.h"
+#include "base/runroot.h"
+#include "base/strindex.h"
 
 /* One shard given on the command line. */
 struct shard_in {
@@ -68,14 +70,14 @@ static const char *const common_keys[] = { "campaign", "selection", "manifest_sh
  * shards/<K>/. NULL: not copied (or out of memory, with *oom set). */
 static char *dest_of(const char *rel, size_t k, int *oom)
 {
-	static const char *const frozen[] = { "manifest.json", "task-matrix.json", CB_FROZEN_INVENTORY, NULL };
+	static const char *const frozen[] = { CB_RUN_MANIFEST, CB_RUN_MATRIX, CB_FROZEN_INVENTORY, NULL };
 	char *d = NULL;
 	size_t i;
 
 	*oom = 0;
-	if (strncmp(rel, "tasks/", 6) == 0 || strncmp(rel, "interrupted/", 12) == 0) {
+	if (strncmp(rel, CB_RUN_TASKS "/", sizeof(CB_RUN_TASKS)) == 0 || strncmp(rel, "interrupted/", 12) == 0) {
 		d = strdup(rel);
-	} else if (strcmp(rel, "matrix.csv") == 0 || strcmp(rel, "matrix.md") == 0) {
+	} else if (strcmp(rel, CB_RUN_MATRIX_CSV) == 0 || strcmp(rel, CB_RUN_MATRIX_MD) == 0) {
 		return NULL;
 	} else {
 		for (i = 0; frozen[i]; i++)
@@ -225,23 +227,19 @@ static void copy_end(void *state, int ok, void *ctx)
 	free(c);
 }
 
+/* The path of a known digest, for cb_lower_bound. */
+static const char *known_rel(const void *k)
+{
+	return ((const struct known *)k)->rel;
+}
+
 /* The digest of rel in the merged root, when a shard's seal gives it. */
 static const char *known_digest(const char *rel, void *ctx)
 {
 	const struct merge *mg = ctx;
-	size_t lo = 0, hi = mg->nknown;
+	size_t i = cb_lower_bound(mg->known, mg->nknown, sizeof(*mg->known), known_rel, rel);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(rel, mg->known[mid].rel);
-		if (c == 0)
-			return mg->known[mid].hex;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
+	return i < mg->nknown && strcmp(mg->known[i].rel, rel) == 0 ? mg->known[i].hex : NULL;
 }
 
 static int cmp_known(const void *a, const void *b)
@@ -283,7 +281,7 @@ static int add_known(struct merge *mg, const char *path, const char *sums, size_
 /* Read one shard's campaign receipt: sealed, complete, a shard. */
 static int load_shard(struct shard_in *in, struct cb_err *err)
 {
-	char *camp = cb_path_join(in->root, "campaign.json");
+	char *camp = cb_path_join(in->root, CB_RUN_CAMPAIGN);
 	const char *schema, *status;
 	int rc;
 
@@ -304,7 +302,7 @@ static int load_shard(struct shard_in *in, struct cb_err *err)
 	schema = cb_json_str(in->campaign, "schema");
 	status = cb_json_str(in->campaign, "status");
 	if (!schema || strcmp(schema, CB_CAMPAIGN_SCHEMA) != 0 || !status || strcmp(status, "complete") != 0)
-		return cb_fail(err, "%s/campaign.json: not the receipt of a complete campaign", in->root);
+		return cb_fail(err, "%s/" CB_RUN_CAMPAIGN ": not the receipt of a complete campaign", in->root);
 	rc = cb_shard_from_receipt(in->campaign, in->root, &in->s, err);
 	if (rc > 0)
 		return cb_fail(err, "%s: not a shard: its campaign receipt names no shard (a run of the whole matrix)",
@@ -389,9 +387,9 @@ static int check_deal(const struct merge *mg, const json_t *tasks, struct cb_err
 /* What the top of a shard holds: its frozen campaign, its receipts, its
  * verdict matrix, its seal, the ledger of its fixed evidence (fixed.h,
  * kept in shards/<K>/ like its receipts), and the folders of its tasks. */
-static const char *const shard_top[] = { "manifest.json", "task-matrix.json", CB_FROZEN_INVENTORY, "run.json",
-					 "campaign.json", "matrix.csv", "matrix.md", CB_SEAL_FILE, CB_SUMS_FILE,
-					 CB_SIG_FILE, CB_FIXED_FILE, "tasks", "interrupted", NULL };
+static const char *const shard_top[] = { CB_RUN_MANIFEST, CB_RUN_MATRIX, CB_FROZEN_INVENTORY, CB_RUN_RUN,
+					 CB_RUN_CAMPAIGN, CB_RUN_MATRIX_CSV, CB_RUN_MATRIX_MD, CB_SEAL_FILE, CB_SUMS_FILE,
+					 CB_SIG_FILE, CB_FIXED_FILE, CB_RUN_TASKS, "interrupted", NULL };
 
 /* Whether the name of len bytes at p is one of the ids in tasks (a JSON
  * array of strings). */
@@ -425,7 +423,7 @@ static int dealt(const char *rel, const json_t *tasks)
 	end = strchr(slash + 1, '/');
 	if (!end)
 		end = slash + strlen(slash);
-	if (strncmp(rel, "tasks/", 6) == 0)
+	if (strncmp(rel, CB_RUN_TASKS "/", sizeof(CB_RUN_TASKS)) == 0)
 		return names_task(tasks, slash + 1, (size_t)(end - slash - 1));
 	if (strncmp(rel, "interrupted/", 12) != 0)
 		return 0;
@@ -516,7 +514,7 @@ static int check_shards(struct merge *mg, struct cb_err *err)
 		cb_buf_release(&given);
 		return rc;
 	}
-	mpath = cb_path_join(mg->in[0].root, "task-matrix.json");
+	mpath = cb_path_join(mg->in[0].root, CB_RUN_MATRIX);
 	mx = mpath ? cb_json_load_file(mpath, err) : NULL;
 	free(mpath);
 	if (!mx)
@@ -548,7 +546,7 @@ static int empty_folders(struct merge *mg, const struct cb_tree *listing, struct
 		int rc, e;
 
 		if (listing->v[i].kind != CB_ENT_DIR ||
-		    (strncmp(rel, "tasks/", 6) != 0 && strncmp(rel, "interrupted/", 12) != 0) ||
+		    (strncmp(rel, CB_RUN_TASKS "/", sizeof(CB_RUN_TASKS)) != 0 && strncmp(rel, "interrupted/", 12) != 0) ||
 		    (i + 1 < listing->n && strncmp(listing->v[i + 1].rel, rel, len) == 0 && listing->v[i + 1].rel[len] == '/'))
 			continue;
 		dst = cb_strdupf("%s/%s/.", mg->tmp, rel);
@@ -606,7 +604,7 @@ static int load_results(const struct merge *mg, const json_t *tasks, struct cb_t
 	size_t i;
 
 	json_array_foreach(tasks, i, t) {
-		char *path = cb_strdupf("%s/tasks/%s/task.json", mg->tmp, cb_json_str(t, "id"));
+		char *path = cb_strdupf("%s/" CB_RUN_TASKS "/%s/" CB_RUN_TASK, mg->tmp, cb_json_str(t, "id"));
 		int rc = path ? cb_task_result_load(path, &res[i], err) : cb_fail(err, "out of memory");
 		free(path);
 		if (rc < 0)
@@ -646,7 +644,7 @@ static int write_campaign(const struct merge *mg, const struct cb_task_result *r
 	const json_t *ref = mg->in[0].campaign, *dev = json_object_get(ref, "device");
 	json_t *j = cb_receipt_new(CB_CAMPAIGN_SCHEMA), *tasks = json_array(), *counts = json_object(),
 	       *shards = json_array(), *args = json_array();
-	char *path = cb_path_join(mg->tmp, "campaign.json"), now[32];
+	char *path = cb_path_join(mg->tmp, CB_RUN_CAMPAIGN), now[32];
 	size_t i;
 	int rc = -1;
 
@@ -709,7 +707,7 @@ static int build(struct merge *mg, const char *started, struct cb_err *err)
 			       mg->in[k].root);
 	}
 	qsort(mg->known, mg->nknown, sizeof(*mg->known), cmp_known);
-	mpath = cb_path_join(mg->tmp, "task-matrix.json");
+	mpath = cb_path_join(mg->tmp, CB_RUN_MATRIX);
 	mx = mpath ? cb_json_load_file(mpath, err) : NULL;
 	if (!mx)
 		goto out;

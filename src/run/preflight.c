@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/home.h"
 #include "base/buf.h"
 #include "base/digest.h"
 #include "base/fsutil.h"
@@ -17,46 +18,25 @@
 #include "base/jsonio.h"
 #include "campaign/matrix.h"
 #include "base/proc.h"
+#include "base/runroot.h"
 #include "seal/seal.h"
 
 extern char **environ;
 
-/* The last non-empty line of a child's stderr, trailing blanks cut: for a
- * Python traceback that is the exception, which is what a preflight line
- * should name. */
-static const char *last_line(char *text)
-{
-	size_t n = strlen(text);
-	char *nl;
-
-	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
-		text[--n] = '\0';
-	nl = strrchr(text, '\n');
-	return nl ? nl + 1 : text;
-}
-
-/* Run argv in env, capture stdout; a non-zero exit is a failure whose
- * reason quotes the last line of stderr. */
+/* Run argv in env, capture stdout (cb_run_checked); a failure that says
+ * the interpreter has no pytest also says how to name one that has it. */
 static int capture(const char *const argv[], char *const envp[], long long timeout_ms, char **out,
 		   struct cb_err *err)
 {
-	char *errout = NULL, how[64];
-	int status = 0, rc = 0;
-
-	if (cb_run_capture(argv, envp, timeout_ms, out, &errout, &status, err) < 0)
+	if (cb_run_checked(argv, envp, timeout_ms, NULL, out, err) < 0) {
+		if (strstr(err->msg, "No module named 'pytest'") && strlen(err->msg) < sizeof(err->msg) - 200) {
+			static const char hint[] = " (this interpreter has no pytest: name one that has it with --python, "
+						   "e.g. /usr/bin/python3 with Debian's python3-pytest)";
+			memcpy(err->msg + strlen(err->msg), hint, sizeof(hint));
+		}
 		return -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		const char *last = last_line(errout);
-		cb_describe_status(status, how, sizeof(how));
-		rc = cb_fail(err, "%s %s%s%s%s", argv[0], how, last[0] ? ": " : "", last,
-			     strstr(last, "No module named 'pytest'")
-			     ? " (this interpreter has no pytest: name one that has it with --python, e.g. /usr/bin/python3 with Debian's python3-pytest)"
-			     : "");
-		free(*out);
-		*out = NULL;
 	}
-	free(errout);
-	return rc;
+	return 0;
 }
 
 /* A backend command with every "{device}" argument replaced by the pinned
@@ -154,6 +134,8 @@ static int shard_of_matrix(struct cb_preflight *pf, struct cb_buf *ok, struct cb
 	return 0;
 }
 
+/* binding: the matrix the runner loaded is bound to this manifest and
+ * inventory (or why not), and the frozen files are read-only. */
 static int check_binding(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	const char *files[] = { pf->manifest_path, pf->matrix_path, NULL };
@@ -162,9 +144,8 @@ static int check_binding(struct cb_preflight *pf, struct cb_buf *ok, struct cb_e
 	struct stat st;
 	size_t i;
 
-	pf->matrix = cb_matrix_load_bound(pf->matrix_path, pf->w->m, err);
 	if (!pf->matrix)
-		return -1;
+		return cb_fail(err, "%s", pf->bind_err ? pf->bind_err->msg : "no task matrix");
 	inv = cb_strdupf("%.*s/%s", (int)(slash - pf->matrix_path), pf->matrix_path, CB_FROZEN_INVENTORY);
 	if (!inv)
 		return cb_fail(err, "out of memory");
@@ -726,8 +707,8 @@ static int check_output_root(struct cb_preflight *pf, struct cb_buf *ok, struct 
 	if (cb_guard_check(&g, root, err) < 0)
 		return -1;
 	if (pf->resume) {
-		m = cb_path_join(root, "manifest.json");
-		x = cb_path_join(root, "task-matrix.json");
+		m = cb_path_join(root, CB_RUN_MANIFEST);
+		x = cb_path_join(root, CB_RUN_MATRIX);
 		if (!m || !x || !cb_is_dir(root) || !same_file(m, pf->manifest_path) || !same_file(x, pf->matrix_path))
 			rc = cb_fail(err, "--resume: %s is not a run of this manifest and matrix", root);
 		else if (cb_shard_check_resume(root, pf->shard ? pf->shard : &(struct cb_shard){ 0, 0 }, err) < 0)

@@ -28,7 +28,8 @@ struct cb_preflight {
 	int require_confinement;        /* an unconfined run is refused */
 	int json;                       /* print each check as a JSON Lines event */
 	int quiet;                      /* print the failed checks only (run --quiet) */
-	json_t *matrix;                 /* set by binding when it holds (caller releases) */
+	const json_t *matrix;           /* the matrix the caller loaded and bound (cb_matrix_load_bound), or NULL */
+	const struct cb_err *bind_err;  /* when matrix is NULL: why binding failed */
 	json_t *results;                /* [{name, ok, detail}], for the campaign receipt */
 	size_t failed;
 	char failed_names[256];

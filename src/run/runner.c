@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "account/evidence.h"
+#include "base/home.h"
 #include "account/expect.h"
 #include "base/fsutil.h"
 #include "seal/guard.h"
@@ -31,6 +32,7 @@
 #include "seal/fixed.h"
 #include "preflight.h"
 #include "base/proc.h"
+#include "base/runroot.h"
 #include "account/receipt.h"
 #include "runner.h"
 #include "seal/seal.h"
@@ -152,7 +154,7 @@ static void progress(struct runner *rn, size_t i, const char *task, const char *
 /* The folder of a task in the run root. */
 static char *task_dir_of(const struct runner *rn, const struct cb_workload *w)
 {
-	return cb_strdupf("%s/tasks/%s", rn->root, w->id);
+	return cb_strdupf("%s/" CB_RUN_TASKS "/%s", rn->root, w->id);
 }
 
 /* With ctx.warmup_ahead, req (task i, phase p, cell c) names the next
@@ -274,9 +276,9 @@ static int no_link_at(const struct runner *rn, const char *rel, struct cb_err *e
 /* The folders above the cell folders of task id are caliber's own. */
 static int task_folders_hold(const struct runner *rn, const char *id, struct cb_err *err)
 {
-	char *task = cb_strdupf("tasks/%s", id), *cells = cb_strdupf("tasks/%s/cells", id);
+	char *task = cb_strdupf(CB_RUN_TASKS "/%s", id), *cells = cb_strdupf(CB_RUN_TASKS "/%s/" CB_RUN_CELLS, id);
 	int rc = !task || !cells ? cb_fail(err, "out of memory")
-		 : no_link_at(rn, "tasks", err) < 0 || no_link_at(rn, task, err) < 0 || no_link_at(rn, cells, err) < 0
+		 : no_link_at(rn, CB_RUN_TASKS, err) < 0 || no_link_at(rn, task, err) < 0 || no_link_at(rn, cells, err) < 0
 		 ? -1 : 0;
 
 	free(task);
@@ -296,8 +298,8 @@ static int fresh_task_folder(struct runner *rn, const char *id, const char *dir,
 
 	json_array_foreach(found, k, s) {
 		const char *what = json_string_value(s);
-		char *line = what[0] == '.' && what[1] == ':' ? cb_strdupf("tasks/%s%s", id, what + 1)
-							      : cb_strdupf("tasks/%s/%s", id, what);
+		char *line = what[0] == '.' && what[1] == ':' ? cb_strdupf(CB_RUN_TASKS "/%s%s", id, what + 1)
+							      : cb_strdupf(CB_RUN_TASKS "/%s/%s", id, what);
 		if (rc == 0 && (!line || json_array_append_new(rn->planted, json_string(line)) < 0))
 			rc = cb_fail(err, "out of memory");
 		free(line);
@@ -575,7 +577,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 	cb_now_utc(started);
 	/* Nothing of the task exists yet: what is where its folder goes (a
 	 * link to a folder outside, a forged cells/) was planted, and goes. */
-	if (!dir || no_link_at(rn, "tasks", err) < 0 || fresh_task_folder(rn, w->id, dir, err) < 0)
+	if (!dir || no_link_at(rn, CB_RUN_TASKS, err) < 0 || fresh_task_folder(rn, w->id, dir, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++)
 		if ((rc = run_cell(rn, i, task, w, c, CB_PH_CORRECTNESS, 1, dir, &correct[c], err)) != 0)
@@ -610,7 +612,7 @@ static int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_t
 					   m->launch_floor, &acc, extra, res, err);
 	cb_task_account_release(&acc);
 	if (rc == 0) {
-		char *receipt = cb_strdupf("%s/task.json", dir + strlen(rn->root) + 1);
+		char *receipt = cb_strdupf("%s/" CB_RUN_TASK, dir + strlen(rn->root) + 1);
 		rc = receipt ? cb_fixed_tree(&rn->fixed, receipt, err) : cb_fail(err, "out of memory");
 		free(receipt);
 	}
@@ -643,8 +645,8 @@ static int prepare_resume(struct runner *rn, struct cb_task_result *res, struct 
 	for (i = 0; i < rn->ntasks; i++) {
 		const json_t *task = json_array_get(rn->tasks, i);
 		const char *id = cb_json_str(task, "id");
-		char *tdir = cb_strdupf("%s/tasks/%s", rn->root, id);
-		char *tjson = tdir ? cb_path_join(tdir, "task.json") : NULL;
+		char *tdir = cb_strdupf("%s/" CB_RUN_TASKS "/%s", rn->root, id);
+		char *tjson = tdir ? cb_path_join(tdir, CB_RUN_TASK) : NULL;
 		int rc = 0;
 
 		if (!tjson) {
@@ -732,7 +734,7 @@ static int make_skeleton(const char *manifest, const char *matrix, const char *o
 		tmp = NULL;
 		goto out;
 	}
-	if (copy_frozen(manifest, tmp, "manifest.json", err) < 0 || copy_frozen(matrix, tmp, "task-matrix.json", err) < 0 ||
+	if (copy_frozen(manifest, tmp, CB_RUN_MANIFEST, err) < 0 || copy_frozen(matrix, tmp, CB_RUN_MATRIX, err) < 0 ||
 	    copy_frozen(inv, tmp, CB_FROZEN_INVENTORY, err) < 0)
 		goto out;
 	if (chmod(tmp, 0755) < 0 || rename(tmp, output) < 0) {
@@ -757,7 +759,7 @@ out:
 static int record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
 			     const char *scratch, json_t *tidied, const struct cb_confine *confine, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "run.json"), now[32], how[CB_CONFINE_HOW_MAX];
+	char *path = cb_path_join(root, CB_RUN_RUN), now[32], how[CB_CONFINE_HOW_MAX];
 	json_t *j = NULL, *args = json_array(), *inv;
 	int i, rc;
 
@@ -789,7 +791,7 @@ static int record_invocation(const char *root, int argc, char **argv, int resume
  * can say which of the two the run was. */
 static int same_prescreen(const char *root, int prescreen, struct cb_err *err)
 {
-	char *path = cb_path_join(root, "run.json");
+	char *path = cb_path_join(root, CB_RUN_RUN);
 	json_t *j = path ? cb_json_load_file(path, err) : NULL;
 	const json_t *args = json_object_get(json_array_get(json_object_get(j, "invocations"), 0), "argv"), *a;
 	size_t i;
@@ -855,7 +857,7 @@ static int remove_slots(const char *root, json_t *changes, struct cb_err *err)
  * tree does not say which worker put it there. */
 static int tidy_before_seal(const struct runner *rn, struct cb_err *err)
 {
-	char *path = cb_path_join(rn->root, "run.json");
+	char *path = cb_path_join(rn->root, CB_RUN_RUN);
 	json_t *changes = json_array(), *j = NULL, *invs, *tidied;
 	size_t i;
 	int rc = -1;
@@ -905,7 +907,7 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 			  const char *selection, const struct cb_shard *shard, struct cb_err *err)
 {
 	const struct cb_manifest *m = rn->ctx.m;
-	char *path = cb_path_join(rn->root, "campaign.json"), *mx = cb_path_join(rn->root, "task-matrix.json");
+	char *path = cb_path_join(rn->root, CB_RUN_CAMPAIGN), *mx = cb_path_join(rn->root, CB_RUN_MATRIX);
 	char msha[CB_SHA256_HEX], now[32];
 	json_t *j = cb_receipt_new(CB_CAMPAIGN_SCHEMA), *tasks = json_array(), *counts = json_object(),
 	       *plan = json_array(), *cells = json_object(), *inv = NULL;
@@ -972,20 +974,6 @@ static int write_campaign(struct runner *rn, struct cb_preflight *pf, const stru
 	return rc;
 }
 
-/* Each cell that names its own compiler runs it where the frozen matrix
- * says; the matrix is read here as it stands, before the preflights (which
- * run in the cells' environments) bind it: one that cannot be read or that
- * lacks a root fails binding, so nothing runs with it. */
-static int set_compilers(struct cb_worker_ctx *ctx, const char *matrix, struct cb_err *err)
-{
-	struct cb_err ignored;
-	json_t *mx = cb_json_load_file(matrix, &ignored);
-	int rc = cb_worker_ctx_compilers(ctx, mx, err);
-
-	json_decref(mx);
-	return rc;
-}
-
 /* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
  * days_from_civil), so that a UTC time needs no timegm. */
 static long long days_from_civil(long long y, long long m, long long d)
@@ -1047,8 +1035,8 @@ int cb_run_verdicts(const char *root, int json, int gate_x, struct cb_err *err)
  * check before the seal takes as they are (fixed.h): the frozen inputs,
  * run.json, the ledger, the campaign receipt and the verdict matrix. */
 static const char *const runner_files[] = {
-	"manifest.json", "task-matrix.json", CB_FROZEN_INVENTORY, "run.json", CB_FIXED_FILE, "campaign.json",
-	"matrix.csv", "matrix.md", NULL
+	CB_RUN_MANIFEST, CB_RUN_MATRIX, CB_FROZEN_INVENTORY, CB_RUN_RUN, CB_FIXED_FILE, CB_RUN_CAMPAIGN,
+	CB_RUN_MATRIX_CSV, CB_RUN_MATRIX_MD, NULL
 };
 
 int cb_run(const struct cb_run_opts *o, struct cb_err *err)
@@ -1062,7 +1050,8 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	struct cb_task_result *res = NULL;
 	const char *manifest = o->manifest, *matrix = o->matrix, *output = o->output;
 	char fail_set[8] = "", digest[CB_SHA256_HEX], shard[32];
-	json_t *dealt = NULL, *tidied = json_array();
+	json_t *dealt = NULL, *mx = NULL, *tidied = json_array();
+	struct cb_err bind_err = CB_ERR_INIT;
 	size_t i, ndone = 0;
 	int c, rc;
 
@@ -1103,13 +1092,19 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		rc = cb_run_verdicts(output, rn.progress == PROGRESS_JSON, !o->shard.n, err);
 		goto out;
 	}
+	/* The matrix is loaded and bound once, here: each cell that names its
+	 * own compiler runs it where the matrix says, the binding check reports
+	 * how the binding went, and the tasks run are this matrix's. */
+	mx = cb_matrix_load_bound(matrix, &m, &bind_err);
 	if (cb_worker_ctx_init(&rn.ctx, &m, &backend, o->corpus, o->build_root, o->device, o->python, o->worker,
-			       o->workers, o->prestart, err) < 0 || set_compilers(&rn.ctx, matrix, err) < 0)
+			       o->workers, o->prestart, err) < 0 || cb_worker_ctx_compilers(&rn.ctx, mx, err) < 0)
 		goto out;
 
 	pf.w = &rn.ctx;
 	pf.manifest_path = manifest;
 	pf.matrix_path = matrix;
+	pf.matrix = mx;
+	pf.bind_err = &bind_err;
 	pf.output_root = output;
 	pf.python = o->python;
 	pf.resume = o->resume;
@@ -1131,7 +1126,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	}
 
 	rn.root = output;
-	rn.tasks = json_object_get(pf.matrix, "tasks");
+	rn.tasks = json_object_get(mx, "tasks");
 	if (o->shard.n) {
 		cb_shard_name(&o->shard, shard);
 		if (!(dealt = cb_shard_tasks(rn.tasks, &o->shard, err))) {
@@ -1200,7 +1195,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		cb_cell_proc_stop(&rn.procs[c]);
 	/* What the last workers left goes before anything is sealed. */
 	if (cb_reap_strays(0, NULL, err) < 0 || tidy_before_seal(&rn, err) < 0 ||
-	    write_campaign(&rn, &pf, res, cb_json_str(pf.matrix, "selection"), &o->shard, err) < 0 ||
+	    write_campaign(&rn, &pf, res, cb_json_str(mx, "selection"), &o->shard, err) < 0 ||
 	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 ||
 	    cb_fixed_check_run(&rn.fixed, runner_files, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
 	    cb_seal_digest(output, digest, err) < 0)
@@ -1214,14 +1209,14 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	 * a shard that exits 5 would keep the merge from running. */
 	rc = cb_run_verdicts(output, rn.progress == PROGRESS_JSON, !o->shard.n, err);
 	if (rc == CB_EXIT_OK && fail_set[0]) {
-		size_t hits = 0;
-		for (i = 0; i < rn.ntasks; i++)
-			hits += strchr(fail_set, res[i].verdict) != NULL;
-		if (hits) {
-			cb_fail(err, "--fail-on %s: %zu task%s got one of these verdicts", o->fail_on, hits,
-				hits == 1 ? "" : "s");
+		struct cb_gate g;
+		cb_gate_init(&g, o->fail_on, fail_set);
+		for (i = 0; i < rn.ntasks && rc == CB_EXIT_OK; i++)
+			if (cb_gate_add(&g, res[i].id, res[i].verdict, err) < 0)
+				rc = CB_EXIT_FAIL;
+		if (rc == CB_EXIT_OK && cb_gate_judge(&g, err) < 0)
 			rc = CB_EXIT_GATE;
-		}
+		cb_gate_release(&g);
 	}
 out:
 	for (c = 0; c < CB_NROLES; c++)
@@ -1235,7 +1230,7 @@ out:
 	cb_history_release(&history);
 	json_decref(dealt);
 	cb_worker_ctx_release(&rn.ctx);
-	json_decref(pf.matrix);
+	json_decref(mx);
 	json_decref(pf.results);
 	json_decref(tidied);
 	cb_backend_release(&backend);

@@ -1,4 +1,5 @@
-/* worker.c: worker environments, requests, and cell receipts. */
+/* worker.c: worker environments and requests; the facts of a cell's
+ * request go to cb_cell_receipt_write (receipt.c). */
 #include "worker.h"
 
 #include <ctype.h>
@@ -11,10 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/home.h"
 #include "base/buf.h"
 #include "base/fsutil.h"
 #include "seal/guard.h"
 #include "base/jsonio.h"
+#include "base/runroot.h"
 #include "account/receipt.h"
 #include "reply.h"
 #include "seal/tidy.h"
@@ -284,7 +287,7 @@ json_t *cb_worker_request(const struct cb_worker_ctx *ctx, const json_t *task,
 	if (env && p != CB_PH_CORRECTNESS && (p == CB_PH_ROUND_B || session > 1)) {
 		/* A row's timer is the one the cell's first session chose (timing.py). */
 		char *first = cb_cell_dir(task_dir, CB_PH_ROUND_A, cell->name);
-		char *plan = first ? cb_path_join(first, "timing.jsonl") : NULL;
+		char *plan = first ? cb_path_join(first, CB_RUN_TIMING) : NULL;
 		if (!plan || json_object_set_new(env, "CALIBER_TIMER_PLAN", json_string(plan)) < 0) {
 			json_decref(env);
 			env = NULL;
@@ -678,7 +681,7 @@ static json_t *outputs_of(const char *dir)
 
 	if (cb_list_dir(dir, &names, &n, &err) == 0)
 		for (i = 0; i < n; i++)
-			if (strcmp(names[i], "cell.json") != 0)
+			if (strcmp(names[i], CB_RUN_CELL) != 0)
 				json_array_append_new(a, cb_json_text(names[i]));
 	cb_strv_free(names, n);
 	return a;
@@ -854,7 +857,7 @@ static void judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *
  * out before the request started, cb_tidy_fresh), the cell is a harness
  * failure that names the first. removed, with what was taken out now
  * appended, is the receipt's "removed". */
-static int tidy_cell(const char *dir, json_t *r, json_t *removed, enum cb_outcome *outcome, char *detail,
+static int tidy_cell(const char *dir, json_t *removed, enum cb_outcome *outcome, char *detail,
 		     size_t cap, struct cb_err *err)
 {
 	json_t *changes = json_array();
@@ -878,7 +881,6 @@ static int tidy_cell(const char *dir, json_t *r, json_t *removed, enum cb_outcom
 	}
 	json_array_extend(removed, changes);
 	json_decref(changes);
-	json_object_set(r, "removed", removed);
 	return 0;
 }
 
@@ -887,14 +889,14 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		enum cb_outcome *outcome, struct cb_err *err)
 {
 	const char *dir = cb_json_str(request, "dir");
-	char *log = cb_path_join(dir, "worker.log"), *line = NULL, *req = NULL, *path = NULL, *id = NULL;
+	char *log = cb_path_join(dir, "worker.log"), *line = NULL, *req = NULL, *id = NULL;
 	char started[32], finished[32], detail[CELL_DETAIL_MAX] = "", how[64] = "";
 	struct timespec t0;
 	struct cb_sink sink;
 	enum cb_wait what = CB_WAIT_EXITED;
 	long long pytest_exit = -1;
-	json_t *r = cb_receipt_new(CB_CELL_SCHEMA), *removed = found ? json_deep_copy(found) : json_array();
-	json_t *killed = json_array();
+	json_t *removed = found ? json_deep_copy(found) : json_array(), *killed = json_array();
+	json_t *compiler = NULL, *outputs = NULL;
 	size_t len = 0;
 	long long ahead_ms = 0, reply_ns = -1;
 	int fresh = 0, log_fd = -1, rc = -1, broke = 0, slotted = 0;
@@ -902,7 +904,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	/* The cell's folder goes through the output guard: a link that a
 	 * worker (or anyone) left in the tree above it must not lead into a
 	 * sealed run. */
-	if (!log || !r || !removed || !killed) {
+	if (!log || !removed || !killed) {
 		cb_fail(err, "out of memory");
 		goto out;
 	}
@@ -986,14 +988,14 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		*outcome = CB_OUT_REPLAY_MISS;
 		snprintf(detail, sizeof(detail), "autotune replay found no recorded config (replay_miss.json)");
 	} else if (p != CB_PH_CORRECTNESS && *outcome == CB_OUT_PASSED &&
-		   (!file_in(dir, "timing.jsonl") || !file_in(dir, "ir/index.tsv"))) {
+		   (!file_in(dir, CB_RUN_TIMING) || !file_in(dir, "ir/index.tsv"))) {
 		*outcome = CB_OUT_MISSING_OUTPUT;
 		snprintf(detail, sizeof(detail), "the benchmark passed but left no %s",
-			 file_in(dir, "timing.jsonl") ? "ir/index.tsv" : "timing.jsonl");
+			 file_in(dir, CB_RUN_TIMING) ? "ir/index.tsv" : CB_RUN_TIMING);
 	}
 	close(log_fd);
 	log_fd = -1;
-	if (tidy_cell(dir, r, removed, outcome, detail, sizeof(detail), err) < 0)
+	if (tidy_cell(dir, removed, outcome, detail, sizeof(detail), err) < 0)
 		goto out;
 	if (*outcome != CB_OUT_PASSED && *outcome != CB_OUT_REPLAY_MISS) {
 		char tail[160];
@@ -1003,48 +1005,25 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 			snprintf(detail + used, sizeof(detail) - used, ": %s", tail);
 	}
 	cb_now_utc(finished);
-	json_object_set_new(r, "task", json_string(task));
-	json_object_set_new(r, "cell", json_string(cp->cell->name));
-	json_object_set_new(r, "role", json_string(cb_role_name(cp->cell->role)));
-	json_object_set_new(r, "phase", json_string(cb_phase_name(p)));
-	json_object_set_new(r, "session", json_integer(cb_json_int(request, "session", 1)));
-	json_object_set_new(r, "request_id", json_string(id));
-	json_object_set_new(r, "argv", json_deep_copy(json_object_get(request, "argv")));
-	json_object_set_new(r, "env", json_deep_copy(json_object_get(request, "env")));
-	json_object_set_new(r, "compiler", cb_worker_compiler_json(ctx, cp->cell));
-	json_object_set_new(r, "worker", json_pack("{s:o, s:s, s:I, s:b, s:O, s:I}",
-		"argv", json_array(), "mode", cb_worker_mode_name(ctx->mode),
-		"pid", (json_int_t)cp->child.pid, "fresh", fresh, "env_overlay", cp->overlay,
-		"started_ahead_ms", (json_int_t)(fresh ? ahead_ms : 0)));
+	compiler = cb_worker_compiler_json(ctx, cp->cell);
+	outputs = outputs_of(dir);
 	{
-		json_t *wa = json_object_get(json_object_get(r, "worker"), "argv");
-		const char **a;
-		for (a = ctx->worker_argv; *a; a++)
-			json_array_append_new(wa, json_string(*a));
+		const struct cb_cell_facts f = {
+			.task = task, .cell = cp->cell->name, .role = cb_role_name(cp->cell->role),
+			.phase = cb_phase_name(p), .request_id = id, .session = cb_json_int(request, "session", 1),
+			.argv = json_object_get(request, "argv"), .env = json_object_get(request, "env"),
+			.compiler = compiler, .worker_argv = ctx->worker_argv, .mode = cb_worker_mode_name(ctx->mode),
+			.pid = cp->child.pid, .started_ahead_ms = fresh ? ahead_ms : 0, .fresh = fresh,
+			.env_overlay = cp->overlay, .plugins = ctx->plugins, .nplugins = ctx->nplugins,
+			.started = started, .finished = finished, .wall_ns = cb_mono_ns_since(&t0), .reply_ns = reply_ns,
+			.timeout_s = timeout_s, .replied = what == CB_WAIT_REPLY, .timed_out = what == CB_WAIT_TIMEOUT,
+			.pytest_exit = pytest_exit, .process = how[0] ? how : NULL,
+			.log_bytes = sink.written, .log_cut_bytes = sink.dropped,
+			.outcome = cb_outcome_name(*outcome), .detail = detail,
+			.outputs = outputs, .removed = removed, .killed = killed
+		};
+		rc = cb_cell_receipt_write(dir, &f, err);
 	}
-	{
-		json_t *plan = json_array();
-		size_t i;
-		for (i = 0; i < ctx->nplugins; i++)
-			json_array_append_new(plan, json_string(ctx->plugins[i]));
-		json_object_set_new(r, "plan", plan);
-	}
-	json_object_set_new(r, "started", json_string(started));
-	json_object_set_new(r, "finished", json_string(finished));
-	json_object_set_new(r, "wall_ns", json_integer(cb_mono_ns_since(&t0)));
-	json_object_set_new(r, "reply_ns", reply_ns >= 0 ? json_integer(reply_ns) : json_null());
-	json_object_set_new(r, "timeout_s", json_integer(timeout_s));
-	json_object_set_new(r, "exit", json_pack("{s:b, s:o, s:b, s:s}", "replied", what == CB_WAIT_REPLY,
-		"pytest_exit", pytest_exit >= 0 ? json_integer(pytest_exit) : json_null(),
-		"timed_out", what == CB_WAIT_TIMEOUT, "process", how[0] ? how : "running"));
-	json_object_set_new(r, "log", json_pack("{s:I, s:I}", "bytes", (json_int_t)sink.written,
-						"cut_bytes", (json_int_t)sink.dropped));
-	json_object_set_new(r, "outcome", json_string(cb_outcome_name(*outcome)));
-	json_object_set_new(r, "detail", cb_json_text(detail));
-	json_object_set_new(r, "outputs", outputs_of(dir));
-	json_object_set(r, "killed", killed);
-	path = cb_path_join(dir, "cell.json");
-	rc = path ? cb_receipt_write(path, r, err) : cb_fail(err, "out of memory");
 out:
 	if (slotted) {
 		/* caliber failed mid-request: the worker goes, the slot leaves */
@@ -1062,11 +1041,11 @@ out:
 		close(log_fd);
 	json_decref(killed);
 	json_decref(removed);
-	json_decref(r);
+	json_decref(compiler);
+	json_decref(outputs);
 	free(line);
 	free(req);
 	free(log);
-	free(path);
 	free(id);
 	return rc;
 }

@@ -699,6 +699,21 @@ out:
 	return rc;
 }
 
+int cb_seal_signature_check(const char *root, const char *pub, char *line, size_t cap, struct cb_err *err)
+{
+	char key[CB_SHA256_HEX];
+
+	line[0] = '\0';
+	if (cb_seal_signature(root, pub, key, err) < 0)
+		return -1;
+	if (pub)
+		snprintf(line, cap, "signature: holds, key sha256:%s (%s)", key, pub);
+	else if (key[0])
+		snprintf(line, cap, "signature: %s by key sha256:%s, not checked (--key PUB.pem checks it)", CB_SIG_FILE,
+			 key);
+	return 0;
+}
+
 int cb_is_sealed(const char *root)
 {
 	char *p = cb_path_join(root, CB_SUMS_FILE);

@@ -116,6 +116,12 @@ int cb_verify_or_fail_observed(const char *root, const struct cb_verify_observer
  * file (a symlink) is refused, never followed. */
 int cb_seal_signature(const char *root, const char *pub, char key[CB_SHA256_HEX], struct cb_err *err);
 
+/* cb_seal_signature said in one line for a reader, into line (cap bytes):
+ * "signature: holds, key sha256:K (PUB)" when pub checked it, "signature:
+ * SHA256SUMS.sig by key sha256:K, not checked (...)" when root is signed
+ * and no pub was given, "" when it is not signed. */
+int cb_seal_signature_check(const char *root, const char *pub, char *line, size_t cap, struct cb_err *err);
+
 /* Whether root holds a SHA256SUMS (is sealed). */
 int cb_is_sealed(const char *root);
 

@@ -6,26 +6,11 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/strindex.h"
 
 int cb_sums_listable(const char *rel)
 {
 	return *rel && !strpbrk(rel, "\\\n");
-}
-
-/* The first of the n sorted elements whose key is >= s. */
-static size_t lower_bound(const void *base, size_t n, size_t size, const char *(*key)(const void *),
-			  const char *s)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(key((const char *)base + mid * size), s) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 int cb_sorted_has_below(const void *base, size_t n, size_t size, const char *(*key)(const void *),
@@ -39,7 +24,7 @@ int cb_sorted_has_below(const void *base, size_t n, size_t size, const char *(*k
 		return 1;   /* out of memory: claim the folder is used rather than refuse it */
 	memcpy(prefix, dir, len);
 	memcpy(prefix + len, "/", 2);
-	i = lower_bound(base, n, size, key, prefix);
+	i = cb_lower_bound(base, n, size, key, prefix);
 	below = i < n && strncmp(key((const char *)base + i * size), prefix, len + 1) == 0;
 	free(prefix);
 	return below;
@@ -52,7 +37,7 @@ static const char *line_key(const void *p)
 
 size_t cb_sums_find(const struct cb_sums *s, const char *rel)
 {
-	size_t i = lower_bound(s->v, s->n, sizeof(*s->v), line_key, rel);
+	size_t i = cb_lower_bound(s->v, s->n, sizeof(*s->v), line_key, rel);
 
 	return i < s->n && strcmp(s->v[i].rel, rel) == 0 ? i : s->n;
 }

@@ -55,7 +55,7 @@ test_expect_success 'a run with one X task exits 5 naming it; a cell that passes
 	cmp want stderr &&
 	test -d out/tasks/wrong/cells/a-candidate &&
 	set +e; run canary fo --worker "python3 $W/replay.py $D" --quiet --fail-on K >/dev/null 2>stderr; rc=$?; set -e &&
-	test $rc -eq 5 && grep -qx "caliber: run: --fail-on K: 1 task got one of these verdicts" stderr
+	test $rc -eq 5 && grep -qx "caliber: run: --fail-on K: 1 task has one of these verdicts: wrong (K)" stderr
 '
 
 test_expect_success '--quiet keeps the verdict line and the report.s path; --json-progress gives them as one event' '
