@@ -130,7 +130,7 @@ int cb_order_stability(const struct cb_facts *f, int o);
 
 /* Whether order o of f is undecided in a way that more sessions (more
  * worker processes, by default) can settle: the runner then times one
- * more session of every cell, up to timer.max_sessions (runner.c). It is,
+ * more session of every cell, up to timer.max_sessions (runner_task.c). It is,
  * first match wins, when
  *   - the candidate's interval straddles a stable gain: its upper end
  *     would make one (hi >= gain and hi > the A/A band's hi), its lower

@@ -71,7 +71,7 @@ struct cb_manifest {
 	const char *timer_kind, *graph_capture;
 	long long warmup_ms, rep_ms, repeats;
 	long long sessions;           /* timer.sessions: timed sessions per cell and round */
-	long long max_sessions;       /* timer.max_sessions: at most this many where a round is undecided (runner.c) */
+	long long max_sessions;       /* timer.max_sessions: at most this many where a round is undecided (runner_task.c) */
 	double throttle_floor;        /* timer.throttle_floor */
 	const char *topology_op;
 	long long launch_floor;
