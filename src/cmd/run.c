@@ -105,51 +105,70 @@ static void missing_options(const char *manifest, const char *matrix, const char
 
 int cmd_run(int argc, char **argv, struct cb_err *err)
 {
-	struct cb_run_opts o;
-	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL;
-	const char *worker = NULL, *backends = NULL, *device = NULL, *python = "python3", *isolate = NULL;
-	const char *workers = "session";
+	struct cb_run_opts o = { .python = "python3" };
+	const char *isolate = NULL, *workers = "session", *shard = NULL, *devices = NULL, *confine = "auto";
 	long long prestart = CB_PRESTART_DEFAULT;
-	int mode;
-	const char *fail_on = NULL, *deadline = NULL, *history = NULL, *sign_key = NULL, *shard = NULL, *devices = NULL;
-	long long stop_after = 0;
-	int resume = 0, quiet = 0, json_progress = 0, allow_dirty = 0, preflight_only = 0, prescreen = 0;
-	int no_confinement = 0, require_confinement = 0, confinement;
-	const char *confine = "auto";
+	int mode, no_confinement = 0, confinement;
 	struct cb_args args = CB_ARGS_INIT;
 	int rc;
 	const struct cb_opt opts[] = {
-		{ "manifest", CB_OPT_PATH, &manifest, "FILE", "FROZEN/manifest.json (required)" },
-		{ "task-matrix", CB_OPT_PATH, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
-		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the folder `import triton` resolves to (required)" },
-		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root (required)" },
-		{ "output-root", CB_OPT_PATH, &output, "DIR", "the run root to create (required)" },
-		{ "worker", CB_OPT_CMD, &worker, "CMD", "worker session command (default: PYTHON -m caliber_pytest.session)" },
-		{ "resume", CB_OPT_FLAG, &resume, NULL, "continue a stopped or killed run in --output-root" },
-		{ "stop-after", CB_OPT_INT, &stop_after, "S", "start nothing expected to end S seconds after the start" },
-		{ "deadline", CB_OPT_STR, &deadline, "TIME", "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
-		{ "history", CB_OPT_PATH, &history, "RUN", "plan the deadline by the times of this sealed run of the campaign" },
-		{ "workers", CB_OPT_STR, &workers, "MODE", "session (default), persistent or task: how worker processes live" },
-		{ "prestart", CB_OPT_INT, &prestart, "N", "session mode: workers per cell started ahead (0-4, default 3)" },
-		{ "isolate", CB_OPT_STR, &isolate, "task", "the same as --workers task" },
-		{ "prescreen", CB_OPT_FLAG, &prescreen, NULL, "time no task whose binaries are identical in every cell" },
-		{ "shard", CB_OPT_STR, &shard, "K/N", "run only shard K of N (tasks dealt by budget, longest first)" },
-		{ "devices", CB_OPT_STR, &devices, "LIST", "one shard per device (e.g. 0,1,2,3), in parallel, then merge" },
-		{ "preflight-only", CB_OPT_FLAG, &preflight_only, NULL, "run the preflights and stop (exit 0 or 3), writing nothing" },
-		{ "fail-on", CB_OPT_STR, &fail_on, "VERDICTS", "exit 5 when a task gets one of these (e.g. K,R,X)" },
-		{ "backends", CB_OPT_PATH, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
-		{ "device", CB_OPT_STR, &device, "ID", "value of the visibility variable (default: manifest uuid, else 0)" },
-		{ "python", CB_OPT_PROG, &python, "PATH", "interpreter for the worker and preflights (default python3)" },
-		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "print only errors and the closing verdict line" },
-		{ "json-progress", CB_OPT_FLAG, &json_progress, NULL, "one JSON object per progress event" },
-		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
-		{ "sign-key", CB_OPT_PATH, &sign_key, "KEY.pem", "sign the seal with this Ed25519 private key (PEM)" },
-		{ "confinement", CB_OPT_STR, &confine, "MODE",
-		  "auto (default), landlock, namespace or off: how workers are confined" },
-		{ "require-confinement", CB_OPT_FLAG, &require_confinement, NULL,
-		  "refuse the batch (exit 3) when workers cannot be confined" },
-		{ "no-confinement", CB_OPT_FLAG, &no_confinement, NULL, "the same as --confinement off (recorded, and said)" },
-		{ NULL, 0, NULL, NULL, NULL }
+		{ .name = "manifest", .kind = CB_OPT_PATH, .dst = &o.manifest, .arg = "FILE",
+		  .help = "FROZEN/manifest.json (required)" },
+		{ .name = "task-matrix", .kind = CB_OPT_PATH, .dst = &o.matrix, .arg = "FILE",
+		  .help = "FROZEN/task-matrix.json (required)" },
+		{ .name = "build-root", .kind = CB_OPT_PATH, .dst = &o.build_root, .arg = "DIR",
+		  .help = "the folder `import triton` resolves to (required)" },
+		{ .name = "corpus", .kind = CB_OPT_PATH, .dst = &o.corpus, .arg = "DIR",
+		  .help = "the corpus root (required)" },
+		{ .name = "output-root", .kind = CB_OPT_PATH, .dst = &o.output, .arg = "DIR",
+		  .help = "the run root to create (required)" },
+		{ .name = "worker", .kind = CB_OPT_CMD, .dst = &o.worker, .arg = "CMD",
+		  .help = "worker session command (default: PYTHON -m caliber_pytest.session)" },
+		{ .name = "resume", .kind = CB_OPT_FLAG, .dst = &o.resume,
+		  .help = "continue a stopped or killed run in --output-root" },
+		{ .name = "stop-after", .kind = CB_OPT_INT, .dst = &o.stop_after, .arg = "S",
+		  .help = "start nothing expected to end S seconds after the start" },
+		{ .name = "deadline", .kind = CB_OPT_STR, .dst = &o.deadline, .arg = "TIME",
+		  .help = "the same, by a UTC time YYYY-MM-DDTHH:MM:SSZ" },
+		{ .name = "history", .kind = CB_OPT_PATH, .dst = &o.history, .arg = "RUN",
+		  .help = "plan the deadline by the times of this sealed run of the campaign" },
+		{ .name = "workers", .kind = CB_OPT_STR, .dst = &workers, .arg = "MODE",
+		  .help = "session (default), persistent or task: how worker processes live" },
+		{ .name = "prestart", .kind = CB_OPT_INT, .dst = &prestart, .arg = "N",
+		  .help = "session mode: workers per cell started ahead (0-4, default 3)" },
+		{ .name = "isolate", .kind = CB_OPT_STR, .dst = &isolate, .arg = "task",
+		  .help = "the same as --workers task" },
+		{ .name = "prescreen", .kind = CB_OPT_FLAG, .dst = &o.prescreen,
+		  .help = "time no task whose binaries are identical in every cell" },
+		{ .name = "shard", .kind = CB_OPT_STR, .dst = &shard, .arg = "K/N",
+		  .help = "run only shard K of N (tasks dealt by budget, longest first)" },
+		{ .name = "devices", .kind = CB_OPT_STR, .dst = &devices, .arg = "LIST",
+		  .help = "one shard per device (e.g. 0,1,2,3), in parallel, then merge" },
+		{ .name = "preflight-only", .kind = CB_OPT_FLAG, .dst = &o.preflight_only,
+		  .help = "run the preflights and stop (exit 0 or 3), writing nothing" },
+		{ .name = "fail-on", .kind = CB_OPT_STR, .dst = &o.fail_on, .arg = "VERDICTS",
+		  .help = "exit 5 when a task gets one of these (e.g. K,R,X)" },
+		{ .name = "backends", .kind = CB_OPT_PATH, .dst = &o.backends, .arg = "DIR",
+		  .help = "folder of backend files (default caliber's backends/)" },
+		{ .name = "device", .kind = CB_OPT_STR, .dst = &o.device, .arg = "ID",
+		  .help = "value of the visibility variable (default: manifest uuid, else 0)" },
+		{ .name = "python", .kind = CB_OPT_PROG, .dst = &o.python, .arg = "PATH",
+		  .help = "interpreter for the worker and preflights (default python3)" },
+		{ .name = "quiet", .kind = CB_OPT_FLAG, .dst = &o.quiet,
+		  .help = "print only errors and the closing verdict line" },
+		{ .name = "json-progress", .kind = CB_OPT_FLAG, .dst = &o.json_progress,
+		  .help = "one JSON object per progress event" },
+		{ .name = "allow-dirty-harness", .kind = CB_OPT_FLAG, .dst = &o.allow_dirty,
+		  .help = "do not check caliber's own commit (recorded)" },
+		{ .name = "sign-key", .kind = CB_OPT_PATH, .dst = &o.sign_key, .arg = "KEY.pem",
+		  .help = "sign the seal with this Ed25519 private key (PEM)" },
+		{ .name = "confinement", .kind = CB_OPT_STR, .dst = &confine, .arg = "MODE",
+		  .help = "auto (default), landlock, namespace or off: how workers are confined" },
+		{ .name = "require-confinement", .kind = CB_OPT_FLAG, .dst = &o.require_confinement,
+		  .help = "refuse the batch (exit 3) when workers cannot be confined" },
+		{ .name = "no-confinement", .kind = CB_OPT_FLAG, .dst = &no_confinement,
+		  .help = "the same as --confinement off (recorded, and said)" },
+		{ .name = NULL }
 	};
 	const struct cb_cmd_spec spec = { "run", "--manifest F --task-matrix F --build-root D --corpus D --output-root D [options]",
 					  run_about, opts, 0, 0 };
@@ -158,8 +177,8 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	rc = CB_EXIT_USAGE;
-	if (!manifest || !matrix || !build_root || !corpus || !output) {
-		missing_options(manifest, matrix, build_root, corpus, output, err);
+	if (!o.manifest || !o.matrix || !o.build_root || !o.corpus || !o.output) {
+		missing_options(o.manifest, o.matrix, o.build_root, o.corpus, o.output, err);
 	} else if (isolate && strcmp(isolate, "task") != 0) {
 		cb_fail(err, "--isolate: the only unit is 'task'");
 	} else if ((mode = cb_worker_mode_parse(isolate ? "task" : workers)) < 0) {
@@ -170,23 +189,18 @@ int cmd_run(int argc, char **argv, struct cb_err *err)
 		cb_fail(err, "--no-confinement is --confinement off: not with --confinement %s", confine);
 	} else if (prestart < 0 || prestart > CB_PRESTART_MAX) {
 		cb_fail(err, "--prestart: expected 0 to %d, got %lld", CB_PRESTART_MAX, prestart);
-	} else if (sign_key && cb_sign_key_check(sign_key, err) < 0) {
+	} else if (o.sign_key && cb_sign_key_check(o.sign_key, err) < 0) {
 		/* A key that cannot sign is found before the campaign, not after it. */
 		cb_prefix(err, "--sign-key");
-	} else if (devices && (shard || device || preflight_only)) {
+	} else if (devices && (shard || o.device || o.preflight_only)) {
 		cb_fail(err, "--devices deals the shards and pins their devices itself: no --%s with it",
-			shard ? "shard" : device ? "device" : "preflight-only");
+			shard ? "shard" : o.device ? "device" : "preflight-only");
 	} else {
-		o = (struct cb_run_opts){ .manifest = manifest, .matrix = matrix, .build_root = build_root,
-					  .corpus = corpus, .output = output, .worker = worker, .backends = backends,
-					  .device = device, .python = python, .fail_on = fail_on, .deadline = deadline,
-					  .history = history, .stop_after = stop_after, .workers = (enum cb_worker_mode)mode,
-					  .prestart = (int)prestart, .resume = resume, .quiet = quiet,
-					  .json_progress = json_progress, .allow_dirty = allow_dirty, .argc = argc,
-					  .argv = argv, .sign_key = sign_key, .preflight_only = preflight_only,
-					  .prescreen = prescreen,
-					  .confinement = no_confinement ? CB_CONFINE_OFF : (enum cb_confine_mode)confinement,
-					  .require_confinement = require_confinement };
+		o.workers = (enum cb_worker_mode)mode;
+		o.prestart = (int)prestart;
+		o.confinement = no_confinement ? CB_CONFINE_OFF : (enum cb_confine_mode)confinement;
+		o.argc = argc;
+		o.argv = argv;
 		if (devices)
 			rc = cb_run_devices(&o, devices, err);
 		else if (!shard || cb_shard_parse(shard, "--shard", &o.shard, err) == 0)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The layout of src/ shows the architecture: one folder per subsystem, each
 # with a README whose rules (what it may include, who includes it) hold for
-# every #include (scripts/check_includes.sh).
+# every #include (scripts/check_includes.sh); no file over 800 lines.
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'every #include of src/ holds its folder README rules' '
@@ -43,4 +43,11 @@ test_expect_success 'a folder without a README, or with a README lacking its rul
 test_expect_success 'no two CLI test files share a number' '
 	ls "$CALIBER_ROOT"/tests/cli/t[0-9]*.sh | sed "s,.*/t\([0-9]*\)-.*,\1," | sort | uniq -d >dups &&
 	{ test ! -s dups || { cat dups; exit 1; }; }
+'
+
+test_expect_success 'no source file of src/ is over 800 lines' '
+	for f in "$CALIBER_ROOT"/src/*.[ch] "$CALIBER_ROOT"/src/*/*.[ch]; do
+		n=$(wc -l <"$f") && [ "$n" -le 800 ] || echo "${f#"$CALIBER_ROOT"/}: $n lines"
+	done >over &&
+	{ test ! -s over || { cat over; exit 1; }; }
 '
