@@ -65,7 +65,7 @@ static size_t nknown, capknown;
 
 /* Add pid to the children caliber knows; 0 when out of memory (the child
  * is then killed by the caller, as a child it cannot account for). */
-int know(pid_t pid)
+int proc_know(pid_t pid)
 {
 	if (nknown == capknown) {
 		size_t cap = capknown ? 2 * capknown : 16;
@@ -80,7 +80,7 @@ int know(pid_t pid)
 }
 
 /* Forget pid, reaped. */
-void forget(pid_t pid)
+void proc_forget(pid_t pid)
 {
 	size_t i;
 
@@ -92,7 +92,7 @@ void forget(pid_t pid)
 }
 
 /* Whether caliber spawned pid and has not reaped it. */
-int is_known(pid_t pid)
+int proc_is_known(pid_t pid)
 {
 	size_t i;
 
@@ -102,7 +102,7 @@ int is_known(pid_t pid)
 	return 0;
 }
 
-void close_fd(int *fd)
+void proc_close_fd(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
@@ -284,8 +284,8 @@ int cb_child_spawn_confined(struct cb_child *c, const char *const argv[], char *
 	if (cloexec_pipe(in) < 0 || cloexec_pipe(out) < 0 || cloexec_pipe(er) < 0 ||
 	    (with_reply && cloexec_pipe(rep) < 0)) {
 		rc = errno;
-		close_fd(&in[0]); close_fd(&in[1]); close_fd(&out[0]); close_fd(&out[1]);
-		close_fd(&er[0]); close_fd(&er[1]); close_fd(&rep[0]); close_fd(&rep[1]);
+		proc_close_fd(&in[0]); proc_close_fd(&in[1]); proc_close_fd(&out[0]); proc_close_fd(&out[1]);
+		proc_close_fd(&er[0]); proc_close_fd(&er[1]); proc_close_fd(&rep[0]); proc_close_fd(&rep[1]);
 		lifeline_release(&ll);
 		for (i = 0; i < ndirs; i++)
 			close(dirfd[i]);
@@ -325,17 +325,17 @@ int cb_child_spawn_confined(struct cb_child *c, const char *const argv[], char *
 		close(dirfd[i]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	close_fd(&in[0]);
-	close_fd(&out[1]);
-	close_fd(&er[1]);
-	close_fd(&rep[1]);
+	proc_close_fd(&in[0]);
+	proc_close_fd(&out[1]);
+	proc_close_fd(&er[1]);
+	proc_close_fd(&rep[1]);
 	if (rc != 0) {
-		close_fd(&in[1]); close_fd(&out[0]); close_fd(&er[0]); close_fd(&rep[0]);
+		proc_close_fd(&in[1]); proc_close_fd(&out[0]); proc_close_fd(&er[0]); proc_close_fd(&rep[0]);
 		memset(c, 0, sizeof(*c));
 		return cb_fail(err, "%s: cannot start: %s", argv[0], strerror(rc));
 	}
-	if (!know(c->pid)) {
-		close_fd(&in[1]); close_fd(&out[0]); close_fd(&er[0]); close_fd(&rep[0]);
+	if (!proc_know(c->pid)) {
+		proc_close_fd(&in[1]); proc_close_fd(&out[0]); proc_close_fd(&er[0]); proc_close_fd(&rep[0]);
 		kill(-c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 		memset(c, 0, sizeof(*c));

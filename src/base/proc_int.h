@@ -9,12 +9,12 @@
 #include "proc.h"
 
 /* proc.c */
-int know(pid_t pid);
-void forget(pid_t pid);
-int is_known(pid_t pid);
-void close_fd(int *fd);
+int proc_know(pid_t pid);
+void proc_forget(pid_t pid);
+int proc_is_known(pid_t pid);
+void proc_close_fd(int *fd);
 
 /* proc_wait.c */
-int reap_by(struct cb_child *c, long long deadline_ms);
+int proc_reap_by(struct cb_child *c, long long deadline_ms);
 
 #endif

@@ -42,7 +42,7 @@ int cb_run_capture(const char *const argv[], char *const envp[], long long timeo
 		if (c.out_fd >= 0) { pf[n].fd = c.out_fd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
 		if (c.err_fd >= 0) { pf[n].fd = c.err_fd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
 		/* With its output closed, the child still has to exit by the deadline. */
-		pr = n == 0 ? (reap_by(&c, deadline) ? 1 : 0)
+		pr = n == 0 ? (proc_reap_by(&c, deadline) ? 1 : 0)
 			    : poll(pf, (nfds_t)n, deadline ? (int)(deadline - cb_mono_ms() > 0 ? deadline - cb_mono_ms() : 0) : -1);
 		if (pr < 0 && errno == EINTR)
 			continue;
@@ -63,7 +63,7 @@ int cb_run_capture(const char *const argv[], char *const envp[], long long timeo
 			if (r <= 0) {
 				if (r < 0 && errno == EINTR)
 					continue;
-				if (pf[i].fd == c.out_fd) close_fd(&c.out_fd); else close_fd(&c.err_fd);
+				if (pf[i].fd == c.out_fd) proc_close_fd(&c.out_fd); else proc_close_fd(&c.err_fd);
 				continue;
 			}
 			if (pf[i].fd == c.out_fd && ob.len < 65536)

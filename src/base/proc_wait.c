@@ -119,14 +119,14 @@ static void reap(struct cb_child *c, int block)
 	while (r < 0 && errno == EINTR);
 	if (r == c->pid) {
 		c->reaped = 1;
-		forget(c->pid);
+		proc_forget(c->pid);
 	}
 }
 
 /* Reap the child, waiting until deadline_ms at most (0: as long as it
  * takes); whether it was reaped. Polled, so that a child which closed its
  * pipes but keeps running cannot hold caliber past a deadline. */
-int reap_by(struct cb_child *c, long long deadline_ms)
+int proc_reap_by(struct cb_child *c, long long deadline_ms)
 {
 	long long nap_ms = 1;
 
@@ -214,7 +214,7 @@ int cb_child_wait(struct cb_child *c, struct cb_sink *sink, long long deadline_m
 		if (n == 0) {
 			/* Every pipe closed: the child is gone or going, or it
 			 * closed them and runs on; either way within the deadline. */
-			*what = reap_by(c, deadline_ms) ? CB_WAIT_EXITED : CB_WAIT_TIMEOUT;
+			*what = proc_reap_by(c, deadline_ms) ? CB_WAIT_EXITED : CB_WAIT_TIMEOUT;
 			return 0;
 		}
 		if (gone_at && (until <= 0 || gone_at + DRAIN_MS < until))
@@ -246,9 +246,9 @@ int cb_child_wait(struct cb_child *c, struct cb_sink *sink, long long deadline_m
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r <= 0) {
-				if (pf[i].fd == c->out_fd) close_fd(&c->out_fd);
-				else if (pf[i].fd == c->err_fd) close_fd(&c->err_fd);
-				else close_fd(&c->reply_fd);
+				if (pf[i].fd == c->out_fd) proc_close_fd(&c->out_fd);
+				else if (pf[i].fd == c->err_fd) proc_close_fd(&c->err_fd);
+				else proc_close_fd(&c->reply_fd);
 				continue;
 			}
 			if (pf[i].fd == c->reply_fd) {
@@ -288,7 +288,7 @@ int cb_child_reply_pending(struct cb_child *c)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
-			close_fd(&c->reply_fd);
+			proc_close_fd(&c->reply_fd);
 			break;
 		}
 		if (reply_add(c, buf, (size_t)r) < 0)
@@ -300,7 +300,7 @@ int cb_child_reply_pending(struct cb_child *c)
 void cb_child_close_stdin(struct cb_child *c)
 {
 	if (c->pid)
-		close_fd(&c->in_fd);
+		proc_close_fd(&c->in_fd);
 }
 
 void cb_child_kill(struct cb_child *c, long long grace_ms)
@@ -308,9 +308,9 @@ void cb_child_kill(struct cb_child *c, long long grace_ms)
 	if (!c->pid || c->reaped)
 		return;
 	kill(-c->pid, SIGTERM);
-	if (!reap_by(c, cb_mono_ms() + grace_ms)) {
+	if (!proc_reap_by(c, cb_mono_ms() + grace_ms)) {
 		kill(-c->pid, SIGKILL);
-		reap_by(c, cb_mono_ms() + grace_ms);
+		proc_reap_by(c, cb_mono_ms() + grace_ms);
 	}
 	/* Whatever else is left of the group goes too. */
 	kill(-c->pid, SIGKILL);
@@ -320,13 +320,13 @@ void cb_child_release(struct cb_child *c)
 {
 	if (!c->pid)
 		return;
-	close_fd(&c->in_fd);
-	close_fd(&c->out_fd);
-	close_fd(&c->err_fd);
-	close_fd(&c->reply_fd);
+	proc_close_fd(&c->in_fd);
+	proc_close_fd(&c->out_fd);
+	proc_close_fd(&c->err_fd);
+	proc_close_fd(&c->reply_fd);
 	if (!c->reaped) {
 		kill(-c->pid, SIGKILL);
-		reap_by(c, cb_mono_ms() + 5000);
+		proc_reap_by(c, cb_mono_ms() + 5000);
 	}
 	free(c->reply_buf);
 	c->reply_buf = NULL;
@@ -453,7 +453,7 @@ int cb_reap_strays(pid_t keep, json_t *killed, struct cb_err *err)
 			return cb_fail(err, "out of memory");
 		for (i = 0; i < n; i++) {
 			const struct pinfo *p = &list[i];
-			int orphan = p->ppid == self && !is_known(p->pid);
+			int orphan = p->ppid == self && !proc_is_known(p->pid);
 			int escaped = keep > 0 && p->pid != keep && descends(p, keep, list, n);
 			char what[64];
 

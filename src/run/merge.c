@@ -375,8 +375,8 @@ static int write_campaign(const struct merge *mg, const struct cb_task_result *r
 	}
 	for (i = 0; i < (size_t)mg->o->argc; i++)
 		json_array_append_new(args, json_string(mg->o->argv[i]));
-	for (i = 0; common_keys[i]; i++)
-		json_object_set(j, common_keys[i], json_object_get(ref, common_keys[i]));
+	for (i = 0; merge_common_keys[i]; i++)
+		json_object_set(j, merge_common_keys[i], json_object_get(ref, merge_common_keys[i]));
 	cb_now_utc(now);
 	json_object_set_new(j, "device", json_pack("{s:O, s:O}", "backend", json_object_get(dev, "backend"),
 						   "manifest", json_object_get(dev, "manifest")));
@@ -484,7 +484,7 @@ int cb_merge(const struct cb_merge_opts *o, struct cb_err *err)
 		cb_fail(err, "no shard to merge");
 		goto out;
 	}
-	if (check_shards(&mg, err) < 0)
+	if (merge_check_shards(&mg, err) < 0)
 		goto out;
 	anc = cb_existing_ancestor(o->output);
 	mg.tmp = cb_strdupf("%s.tmp.XXXXXX", o->output);
@@ -492,7 +492,7 @@ int cb_merge(const struct cb_merge_opts *o, struct cb_err *err)
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (cb_guard_mkdir_parent(&output_guard, o->output, 0755, err) < 0)
+	if (cb_guard_mkdir_parent(&merge_output_guard, o->output, 0755, err) < 0)
 		goto out;
 	if (!mkdtemp(mg.tmp)) {
 		cb_fail(err, "%s: cannot create the run root: %s", o->output, strerror(errno));

@@ -25,7 +25,7 @@
 
 /* What every shard's campaign receipt must hold alike: the frozen
  * campaign, and what follows from it and the backend. */
-const char *const common_keys[] = { "campaign", "selection", "manifest_sha256", "matrix_sha256",
+const char *const merge_common_keys[] = { "campaign", "selection", "manifest_sha256", "matrix_sha256",
 				    "inventory_sha256", "sources", "timer", "bootstrap", "plan", "launch_floor",
 				    "thresholds", "production_default_policy", "prescreen", NULL };
 
@@ -78,9 +78,9 @@ static int same_campaign(const struct shard_in *a, const struct shard_in *b, str
 	const json_t *da = json_object_get(a->campaign, "device"), *db = json_object_get(b->campaign, "device");
 	size_t i;
 
-	for (i = 0; common_keys[i]; i++)
-		if (!same_key(a->campaign, b->campaign, common_keys[i]))
-			return cb_fail(err, "%s: a foreign shard: its %s differs from that of %s", b->root, common_keys[i],
+	for (i = 0; merge_common_keys[i]; i++)
+		if (!same_key(a->campaign, b->campaign, merge_common_keys[i]))
+			return cb_fail(err, "%s: a foreign shard: its %s differs from that of %s", b->root, merge_common_keys[i],
 				       a->root);
 	if (!json_equal(json_object_get(da, "backend"), json_object_get(db, "backend")) ||
 	    !json_equal(json_object_get(da, "manifest"), json_object_get(db, "manifest")))
@@ -220,7 +220,7 @@ static int check_signature(const struct merge *mg, const struct shard_in *in, st
 
 /* The output root: new, and where the output guard lets a command write
  * (outside every sealed run, the shards included). */
-const struct cb_guard output_guard = { "--output-root", NULL, NULL };
+const struct cb_guard merge_output_guard = { "--output-root", NULL, NULL };
 
 static int check_output(const struct merge *mg, struct cb_err *err)
 {
@@ -228,14 +228,14 @@ static int check_output(const struct merge *mg, struct cb_err *err)
 
 	if (cb_exists(out))
 		return cb_fail(err, "--output-root %s exists; merge writes a new run root", out);
-	return cb_guard_check(&output_guard, out, err);
+	return cb_guard_check(&merge_output_guard, out, err);
 }
 
 /* Every check of the shards and the output, before anything is written:
  * each given shard loads; none is given twice or belongs to another
  * campaign; none of 1..N is missing; each holds what the deal gives it and
  * nothing else; each is signed as --key asks; --sign-key can sign. */
-int check_shards(struct merge *mg, struct cb_err *err)
+int merge_check_shards(struct merge *mg, struct cb_err *err)
 {
 	struct cb_buf given = CB_BUF_INIT;
 	char *mpath;

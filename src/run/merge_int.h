@@ -42,8 +42,8 @@ struct merge {
 };
 
 /* merge_check.c */
-extern const char *const common_keys[];
-extern const struct cb_guard output_guard;
-int check_shards(struct merge *mg, struct cb_err *err);
+extern const char *const merge_common_keys[];
+extern const struct cb_guard merge_output_guard;
+int merge_check_shards(struct merge *mg, struct cb_err *err);
 
 #endif

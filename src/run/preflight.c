@@ -69,7 +69,7 @@ static void argv_free(char **v)
 }
 
 /* Trailing whitespace off s, in place. */
-char *chomp(char *s)
+char *preflight_chomp(char *s)
 {
 	size_t n = strlen(s);
 
@@ -93,7 +93,7 @@ static int cell_env(struct cb_preflight *pf, const struct cb_cell *cell, struct 
 }
 
 /* Run a command in a cell's environment; its stdout into *out. */
-int capture_in_cell(struct cb_preflight *pf, const struct cb_cell *cell, const char *const argv[],
+int preflight_capture_in_cell(struct cb_preflight *pf, const struct cb_cell *cell, const char *const argv[],
 		    long long timeout_ms, char **out, struct cb_err *err)
 {
 	struct cb_env env;
@@ -108,11 +108,11 @@ int capture_in_cell(struct cb_preflight *pf, const struct cb_cell *cell, const c
 
 /* A backend command (count_devices, list_processes) for the pinned device,
  * in the baseline cell's environment. */
-int backend_command(struct cb_preflight *pf, const char *const *cmd, long long timeout_ms, char **out,
+int preflight_backend_command(struct cb_preflight *pf, const char *const *cmd, long long timeout_ms, char **out,
 		    struct cb_err *err)
 {
 	char **argv = device_argv(cmd, pf->w->device);
-	int rc = argv ? capture_in_cell(pf, cb_manifest_cell(pf->w->m, CB_ROLE_BASELINE), (const char *const *)argv,
+	int rc = argv ? preflight_capture_in_cell(pf, cb_manifest_cell(pf->w->m, CB_ROLE_BASELINE), (const char *const *)argv,
 					timeout_ms, out, err)
 		      : cb_fail(err, "out of memory");
 
@@ -191,7 +191,7 @@ static int git(const char *dir, const char *const *args, const char *const *path
 
 /* Cut a list of lines (git's file names) after its first, so a preflight
  * line stays one line; returns ", ..." when lines were cut, else "". */
-const char *first_line(char *list)
+const char *preflight_first_line(char *list)
 {
 	char *nl = strchr(list, '\n');
 
@@ -222,8 +222,8 @@ static int same_as_commit(const char *label, const char *dir, const char *c, con
 	free(out);
 	if (git(dir, diff, paths, &out, err) < 0)
 		return cb_prefix(err, "%s", label);
-	if (*chomp(out)) {
-		const char *more = first_line(out);
+	if (*preflight_chomp(out)) {
+		const char *more = preflight_first_line(out);
 		rc = cb_fail(err, "%s: %s differs from commit %.12s (%s%s)", label, dir, c, out, more);
 	}
 	free(out);
@@ -231,8 +231,8 @@ static int same_as_commit(const char *label, const char *dir, const char *c, con
 		return -1;
 	if (git(dir, others, paths, &out, err) < 0)
 		return cb_prefix(err, "%s", label);
-	if (*chomp(out)) {
-		const char *more = first_line(out);
+	if (*preflight_chomp(out)) {
+		const char *more = preflight_first_line(out);
 		rc = cb_fail(err, "%s: untracked files in %s (%s%s)", label, dir, out, more);
 	}
 	free(out);
@@ -278,8 +278,8 @@ static int check_binary(const struct cb_source *h, const char *home, int allow_d
 	if (strcmp(b, h->commit) == 0)
 		return 0;
 	diff[3] = b;
-	if (git(home, diff, harness_paths, &out, err) < 0 || *chomp(out)) {
-		const char *more = out ? first_line(out) : "";
+	if (git(home, diff, harness_paths, &out, err) < 0 || *preflight_chomp(out)) {
+		const char *more = out ? preflight_first_line(out) : "";
 		rc = cb_fail(err, "sources.harness: this caliber was built from %.12s, whose harness differs from the pinned %.12s%s%s%s",
 			     b, h->commit, out && *out ? ": " : "", out ? out : "", more);
 	}
@@ -429,7 +429,7 @@ static int imports_in_cell(struct cb_preflight *pf, const struct cb_cell *cell, 
 		cb_buf_adds(ok, "no source declares an import");
 		return 0;
 	}
-	if (capture_in_cell(pf, cell, argv, 300000, &out, err) < 0)
+	if (preflight_capture_in_cell(pf, cell, argv, 300000, &out, err) < 0)
 		return -1;
 	for (line = strtok_r(out, "\n", &save); line && rc == 0; line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t'), *file, *root = NULL;
@@ -572,9 +572,9 @@ static const struct {
 	{ "binding", check_binding },
 	{ "sources", check_sources },
 	{ "imports", check_imports },
-	{ "device-count", check_device_count },
-	{ "targets", check_targets },
-	{ "device-idle", check_device_idle },
+	{ "device-count", preflight_check_device_count },
+	{ "targets", preflight_check_targets },
+	{ "device-idle", preflight_check_device_idle },
 	{ "plugin-plan", check_plugin_plan },
 	{ "output-root", check_output_root },
 	{ "confinement", check_confinement },

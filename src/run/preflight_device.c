@@ -26,21 +26,21 @@ static int device_named(const char *want, const char *seen)
  * that it is that device: a campaign pinned to one GPU must not run on
  * another and say nothing (the device's own name comes from the backend's
  * device_name command; a backend without one says it cannot check). */
-int check_device_count(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
+int preflight_check_device_count(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	const struct cb_backend *b = pf->w->backend;
 	const char *want = pf->w->m->device_name;
 	char *out = NULL, *name = NULL;
 	int rc = 0;
 
-	if (backend_command(pf, b->count_devices, 300000, &out, err) < 0)
+	if (preflight_backend_command(pf, b->count_devices, 300000, &out, err) < 0)
 		return -1;
-	if (strcmp(chomp(out), "1") != 0) {
+	if (strcmp(preflight_chomp(out), "1") != 0) {
 		rc = cb_fail(err, "%s=%s shows %s devices, expected exactly 1", b->visibility_env, pf->w->device, out);
 	} else if (want && b->device_name) {
-		if (backend_command(pf, b->device_name, 300000, &name, err) < 0)
+		if (preflight_backend_command(pf, b->device_name, 300000, &name, err) < 0)
 			rc = cb_prefix(err, "device_name");
-		else if (!device_named(want, chomp(name)))
+		else if (!device_named(want, preflight_chomp(name)))
 			rc = cb_fail(err, "the manifest's device.name is '%s', the device visible with %s=%s is '%s' "
 				     "(measure on that device, or name this one in device.name)",
 				     want, b->visibility_env, pf->w->device, name);
@@ -130,7 +130,7 @@ static void target_results(const json_t *queries, const json_t *res, struct cb_b
 	}
 }
 
-int check_targets(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
+int preflight_check_targets(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	char *qpath = cb_path_join(pf->w->scratch, "targets-queries.json");
 	char *rpath = cb_path_join(pf->w->scratch, "targets-result.json");
@@ -160,7 +160,7 @@ int check_targets(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err
 	{
 		const char *argv[] = { pf->python, "-m", "caliber_pytest.collect", pf->w->corpus, qpath, rpath,
 				       NULL };
-		if (capture_in_cell(pf, cb_manifest_cell(pf->w->m, CB_ROLE_BASELINE), argv, 600000, &out, err) < 0)
+		if (preflight_capture_in_cell(pf, cb_manifest_cell(pf->w->m, CB_ROLE_BASELINE), argv, 600000, &out, err) < 0)
 			goto out;
 	}
 	res = cb_json_load_file(rpath, err);
@@ -186,15 +186,15 @@ out:
 	return rc;
 }
 
-int check_device_idle(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
+int preflight_check_device_idle(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err)
 {
 	char *out = NULL;
 	int rc = 0;
 
-	if (backend_command(pf, pf->w->backend->list_processes, 60000, &out, err) < 0)
+	if (preflight_backend_command(pf, pf->w->backend->list_processes, 60000, &out, err) < 0)
 		return -1;
-	if (*chomp(out)) {
-		first_line(out);
+	if (*preflight_chomp(out)) {
+		preflight_first_line(out);
 		rc = cb_fail(err, "other processes on the device: %s", out);
 	} else {
 		cb_buf_adds(ok, "no other process on the device");

@@ -10,16 +10,16 @@
 #include "preflight.h"
 
 /* preflight.c */
-char *chomp(char *s);
-int capture_in_cell(struct cb_preflight *pf, const struct cb_cell *cell, const char *const argv[],
+char *preflight_chomp(char *s);
+int preflight_capture_in_cell(struct cb_preflight *pf, const struct cb_cell *cell, const char *const argv[],
 		    long long timeout_ms, char **out, struct cb_err *err);
-int backend_command(struct cb_preflight *pf, const char *const *cmd, long long timeout_ms, char **out,
+int preflight_backend_command(struct cb_preflight *pf, const char *const *cmd, long long timeout_ms, char **out,
 		    struct cb_err *err);
-const char *first_line(char *list);
+const char *preflight_first_line(char *list);
 
 /* preflight_device.c */
-int check_device_count(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err);
-int check_targets(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err);
-int check_device_idle(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err);
+int preflight_check_device_count(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err);
+int preflight_check_targets(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err);
+int preflight_check_device_idle(struct cb_preflight *pf, struct cb_buf *ok, struct cb_err *err);
 
 #endif

@@ -13,7 +13,6 @@
  * This file runs the steps in order; one task is runner_task.c's, the
  * run root's making, resuming and tidying runner_root.c's, run.json and
  * the campaign receipt runner_record.c's (runner_int.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,27 +36,6 @@
 #include "seal/sign.h"
 #include "seal/tidy.h"
 #include "worker.h"
-
-/* A line for the user: the event itself with --json-progress (nothing else
- * is written to stdout then), else the text; nothing with --quiet, which
- * prints only errors and the closing verdict line (cb_run_verdicts). */
-void note(const struct runner *rn, json_t *event, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (rn->progress == PROGRESS_JSON) {
-		cb_json_print_line(stdout, event);
-	} else if (rn->progress == PROGRESS_QUIET) {
-		json_decref(event);
-	} else {
-		json_decref(event);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		printf("\n");
-	}
-	fflush(stdout);
-}
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
  * days_from_civil), so that a UTC time needs no timegm. */
@@ -172,7 +150,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 		/* Killed while sealing, or simply done: finish and say so. */
 		if (cb_seal_finish(output, err) < 0 || cb_verify_or_fail(output, err) < 0)
 			goto out;
-		note(&rn, json_pack("{s:s, s:s}", "event", "already-sealed", "root", output),
+		runner_note(&rn, json_pack("{s:s, s:s}", "event", "already-sealed", "root", output),
 		     "run: %s is already complete and sealed; nothing to resume", output);
 		rc = cb_run_verdicts(output, rn.progress == PROGRESS_JSON, !o->shard.n, err);
 		goto out;
@@ -226,23 +204,23 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	if (!res || !rn.done)
 		goto out;
 	if (!o->resume) {
-		if (make_skeleton(manifest, matrix, output, err) < 0)
+		if (runner_make_skeleton(manifest, matrix, output, err) < 0)
 			goto out;
-	} else if (!tidied || remove_slots(output, tidied, err) < 0 ||
+	} else if (!tidied || runner_remove_slots(output, tidied, err) < 0 ||
 		   cb_tidy_resume(output, CB_SCRATCH_PREFIX, tidied, err) < 0) {
 		goto out;
 	}
-	if (cb_fixed_open(&rn.fixed, output, o->resume, err) < 0 || (o->resume && prepare_resume(&rn, res, err) < 0))
+	if (cb_fixed_open(&rn.fixed, output, o->resume, err) < 0 || (o->resume && runner_prepare_resume(&rn, res, err) < 0))
 		goto out;
 	if (cb_worker_ctx_confine(&rn.ctx, cb_confine_code(&confine), output, err) < 0)
 		goto out;
 	for (i = 0; i < rn.ntasks; i++)
 		ndone += rn.done[i];
 	for (i = 0; i < json_array_size(tidied); i++)
-		note(&rn, json_pack("{s:s, s:s}", "event", "resume-tidied", "what", json_string_value(json_array_get(tidied, i))),
+		runner_note(&rn, json_pack("{s:s, s:s}", "event", "resume-tidied", "what", json_string_value(json_array_get(tidied, i))),
 		     "resume: %s", json_string_value(json_array_get(tidied, i)));
-	if ((o->resume && same_prescreen(output, o->prescreen, err) < 0) ||
-	    record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, rn.ctx.scratch, tidied,
+	if ((o->resume && runner_same_prescreen(output, o->prescreen, err) < 0) ||
+	    runner_record_invocation(output, o->argc, o->argv, o->resume, o->shard.n ? shard : NULL, rn.ctx.scratch, tidied,
 			      &confine, err) < 0)
 		goto out;
 	for (c = 0; c < CB_NROLES; c++) {
@@ -251,13 +229,13 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 			goto out;
 	}
 	for (i = 0; i < rn.ntasks; i++) {
-		int t = rn.done[i] ? 0 : run_task(&rn, i, json_array_get(rn.tasks, i), &res[i], err);
+		int t = rn.done[i] ? 0 : runner_run_task(&rn, i, json_array_get(rn.tasks, i), &res[i], err);
 		if (t < 0)
 			goto out;
 		if (t > 0 && rn.stop[0]) {
 			if (rn.progress == PROGRESS_LIVE)
 				printf("\r\033[K");
-			note(&rn, json_pack("{s:s, s:s, s:s}", "event", "not-finished", "task",
+			runner_note(&rn, json_pack("{s:s, s:s, s:s}", "event", "not-finished", "task",
 					    cb_json_str(json_array_get(rn.tasks, i), "id"), "why", rn.stop),
 			     "not finished: %s; --resume redoes the task", rn.stop);
 		}
@@ -267,7 +245,7 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	if (ndone < rn.ntasks) {
 		char why[64];
 		snprintf(why, sizeof(why), "%zu not done before the deadline", rn.ntasks - ndone);
-		note(&rn, json_pack("{s:s, s:I, s:I, s:s}", "event", "stopped", "tasks_done", (json_int_t)ndone,
+		runner_note(&rn, json_pack("{s:s, s:I, s:I, s:s}", "event", "stopped", "tasks_done", (json_int_t)ndone,
 				    "tasks", (json_int_t)rn.ntasks, "why", why),
 		     "stopped after %zu of %zu tasks: %s; continue with --resume", ndone, rn.ntasks, why);
 		if (rn.progress == PROGRESS_QUIET)
@@ -279,15 +257,15 @@ int cb_run(const struct cb_run_opts *o, struct cb_err *err)
 	for (c = 0; c < CB_NROLES; c++)
 		cb_cell_proc_stop(&rn.procs[c]);
 	/* What the last workers left goes before anything is sealed. */
-	if (cb_reap_strays(0, NULL, err) < 0 || tidy_before_seal(&rn, err) < 0 ||
-	    write_campaign(&rn, &pf, res, cb_json_str(mx, "selection"), &o->shard, err) < 0 ||
+	if (cb_reap_strays(0, NULL, err) < 0 || runner_tidy_before_seal(&rn, err) < 0 ||
+	    runner_write_campaign(&rn, &pf, res, cb_json_str(mx, "selection"), &o->shard, err) < 0 ||
 	    cb_write_verdict_matrix(output, res, rn.ntasks, err) < 0 ||
 	    cb_fixed_check_run(&rn.fixed, runner_files, err) < 0 || cb_seal_signed(output, o->sign_key, err) < 0 ||
 	    cb_seal_digest(output, digest, err) < 0)
 		goto out;
-	note(&rn, json_pack("{s:s, s:I, s:s}", "event", "sealed", "tasks", (json_int_t)rn.ntasks, "root", output),
+	runner_note(&rn, json_pack("{s:s, s:I, s:s}", "event", "sealed", "tasks", (json_int_t)rn.ntasks, "root", output),
 	     "run: %zu tasks, sealed %s", rn.ntasks, output);
-	note(&rn, json_pack("{s:s, s:s, s:b}", "event", "seal-digest", "sha256", digest, "signed", o->sign_key != NULL),
+	runner_note(&rn, json_pack("{s:s, s:s, s:b}", "event", "seal-digest", "sha256", digest, "signed", o->sign_key != NULL),
 	     "run: seal: SHA256SUMS sha256 %s%s (record it elsewhere to anchor the run)", digest,
 	     o->sign_key ? ", signed in " CB_SIG_FILE : "");
 	/* A shard's X is judged in the merged run (--devices, caliber merge):

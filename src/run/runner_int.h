@@ -45,24 +45,24 @@ struct runner {
 };
 
 /* runner.c: a line for the user (the event with --json-progress). */
-void note(const struct runner *rn, json_t *event, const char *fmt, ...) CB_PRINTF(3, 4);
+void runner_note(const struct runner *rn, json_t *event, const char *fmt, ...) CB_PRINTF(3, 4);
 
 /* runner_task.c: run task i into its folder and write its receipt; 1 when
  * the deadline kept it from starting or stopped it (rn->stop says why). */
-int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_task_result *res,
+int runner_run_task(struct runner *rn, size_t i, const json_t *task, struct cb_task_result *res,
 	     struct cb_err *err);
 
 /* runner_root.c: the run root's steps. */
-int prepare_resume(struct runner *rn, struct cb_task_result *res, struct cb_err *err);
-int make_skeleton(const char *manifest, const char *matrix, const char *output, struct cb_err *err);
-int remove_slots(const char *root, json_t *changes, struct cb_err *err);
-int tidy_before_seal(const struct runner *rn, struct cb_err *err);
+int runner_prepare_resume(struct runner *rn, struct cb_task_result *res, struct cb_err *err);
+int runner_make_skeleton(const char *manifest, const char *matrix, const char *output, struct cb_err *err);
+int runner_remove_slots(const char *root, json_t *changes, struct cb_err *err);
+int runner_tidy_before_seal(const struct runner *rn, struct cb_err *err);
 
 /* runner_record.c: run.json and the campaign receipt. */
-int record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
+int runner_record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
 		      const char *scratch, json_t *tidied, const struct cb_confine *confine, struct cb_err *err);
-int same_prescreen(const char *root, int prescreen, struct cb_err *err);
-int write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
+int runner_same_prescreen(const char *root, int prescreen, struct cb_err *err);
+int runner_write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
 		   const char *selection, const struct cb_shard *shard, struct cb_err *err);
 
 #endif

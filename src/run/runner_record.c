@@ -20,7 +20,7 @@
  * this invocation's scratch folder (so that a resume after a kill removes
  * it), what a resume tidied (tidy.h), how its workers were confined
  * (confine.h), and the shard it ran ("K/N"; NULL: the whole matrix). */
-int record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
+int runner_record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
 		      const char *scratch, json_t *tidied, const struct cb_confine *confine, struct cb_err *err)
 {
 	char *path = cb_path_join(root, CB_RUN_RUN), now[32], how[CB_CONFINE_HOW_MAX];
@@ -53,7 +53,7 @@ int record_invocation(const char *root, int argc, char **argv, int resume, const
 /* --resume runs as the run started: with --prescreen when its first
  * invocation (run.json) had it, else without, so that the campaign receipt
  * can say which of the two the run was. */
-int same_prescreen(const char *root, int prescreen, struct cb_err *err)
+int runner_same_prescreen(const char *root, int prescreen, struct cb_err *err)
 {
 	char *path = cb_path_join(root, CB_RUN_RUN);
 	json_t *j = path ? cb_json_load_file(path, err) : NULL;
@@ -99,7 +99,7 @@ static json_t *worker_json(const struct cb_worker_ctx *ctx)
 }
 
 /* The campaign receipt; a shard's also names its shard (shard.h). */
-int write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
+int runner_write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,
 		   const char *selection, const struct cb_shard *shard, struct cb_err *err)
 {
 	const struct cb_manifest *m = rn->ctx.m;

@@ -24,7 +24,7 @@
 /* --resume: tasks with a receipt are done, and what they took is measured
  * (expect.h); every other one keeps nothing it left behind (moved aside
  * into interrupted/, never reused). */
-int prepare_resume(struct runner *rn, struct cb_task_result *res, struct cb_err *err)
+int runner_prepare_resume(struct runner *rn, struct cb_task_result *res, struct cb_err *err)
 {
 	size_t i;
 
@@ -69,7 +69,7 @@ int prepare_resume(struct runner *rn, struct cb_task_result *res, struct cb_err 
 					cb_fixed_tree(&rn->fixed, aside + strlen(rn->root) + 1, err) < 0))
 				rc = -1;
 			else if (rc == 0)
-				note(rn, json_pack("{s:s, s:s, s:s}", "event", "resume-moved-aside", "task", id, "to", aside),
+				runner_note(rn, json_pack("{s:s, s:s, s:s}", "event", "resume-moved-aside", "task", id, "to", aside),
 				     "resume: moved the interrupted %s aside to interrupted/%s-%d", id, id, k);
 			free(aside);
 			free(adir);
@@ -99,7 +99,7 @@ static int copy_frozen(const char *src, const char *root, const char *name, stru
 /* The run root with the frozen manifest, matrix and inventory in it. It
  * appears whole or not at all (built beside it, then renamed), so a run
  * root that exists can always be resumed. */
-int make_skeleton(const char *manifest, const char *matrix, const char *output, struct cb_err *err)
+int runner_make_skeleton(const char *manifest, const char *matrix, const char *output, struct cb_err *err)
 {
 	const char *slash = strrchr(matrix, '/');
 	char *inv = cb_strdupf("%.*s/%s", (int)(slash - matrix), matrix, CB_FROZEN_INVENTORY);
@@ -142,7 +142,7 @@ out:
  * which is never sealed: empty when every worker has gone, but for what a
  * worker wrote into its slot after its last request, or what workers of
  * a killed caliber left; each such slot is named in changes. */
-int remove_slots(const char *root, json_t *changes, struct cb_err *err)
+int runner_remove_slots(const char *root, json_t *changes, struct cb_err *err)
 {
 	char *slots = cb_path_join(root, CB_SLOTS_DIR), **names = NULL;
 	size_t n = 0, i;
@@ -170,7 +170,7 @@ int remove_slots(const char *root, json_t *changes, struct cb_err *err)
  * the whole root (tidy.h), said, and added to this invocation's "tidied"
  * in run.json, so that a run always ends sealed. No cell is blamed: the
  * tree does not say which worker put it there. */
-int tidy_before_seal(const struct runner *rn, struct cb_err *err)
+int runner_tidy_before_seal(const struct runner *rn, struct cb_err *err)
 {
 	char *path = cb_path_join(rn->root, CB_RUN_RUN);
 	json_t *changes = json_array(), *j = NULL, *invs, *tidied;
@@ -181,14 +181,14 @@ int tidy_before_seal(const struct runner *rn, struct cb_err *err)
 		cb_fail(err, "out of memory");
 		goto out;
 	}
-	if (json_array_extend(changes, rn->planted) < 0 || remove_slots(rn->root, changes, err) < 0 ||
+	if (json_array_extend(changes, rn->planted) < 0 || runner_remove_slots(rn->root, changes, err) < 0 ||
 	    cb_tidy_tree(rn->root, changes, err) < 0)
 		goto out;
 	rc = 0;
 	if (!json_array_size(changes))
 		goto out;
 	for (i = 0; i < json_array_size(changes); i++)
-		note(rn, json_pack("{s:s, s:s}", "event", "tidied", "what", json_string_value(json_array_get(changes, i))),
+		runner_note(rn, json_pack("{s:s, s:s}", "event", "tidied", "what", json_string_value(json_array_get(changes, i))),
 		     "tidied: %s", json_string_value(json_array_get(changes, i)));
 	rc = -1;
 	if (!(j = cb_json_load_file(path, err)))

@@ -414,7 +414,7 @@ static int task_fits(struct runner *rn, size_t i, const json_t *task, const stru
 		return 1;
 	if (rn->progress == PROGRESS_LIVE)
 		printf("\r\033[K");
-	note(rn, json_pack("{s:s, s:s, s:I, s:I, s:s, s:s}", "event", "not-started", "task", w->id, "task_index",
+	runner_note(rn, json_pack("{s:s, s:s, s:I, s:I, s:s, s:s}", "event", "not-started", "task", w->id, "task_index",
 			   (json_int_t)i + 1, "expected_ms", (json_int_t)(e.basis == CB_EXPECT_NONE ? -1 : e.ms), "basis",
 			   cb_expect_basis_name(e.basis), "why", why),
 	     "not started: %s", why);
@@ -490,7 +490,7 @@ static int prescreen(struct runner *rn, size_t i, const json_t *task, const stru
  * deadline kept it from starting (said) or stopped it before a cell
  * (rn->stop says why; --resume redoes the task), 0 when it is done, -1 on
  * caliber's own failure. */
-int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_task_result *res,
+int runner_run_task(struct runner *rn, size_t i, const json_t *task, struct cb_task_result *res,
 	     struct cb_err *err)
 {
 	const struct cb_manifest *m = rn->ctx.m;
@@ -560,7 +560,7 @@ int run_task(struct runner *rn, size_t i, const json_t *task, struct cb_task_res
 	if (rn->progress == PROGRESS_LIVE)
 		printf("\r\033[K");
 	if (rn->progress != PROGRESS_QUIET)
-		note(rn, json_pack("{s:s, s:s, s:s#, s:s, s:s}", "event", "task-done", "task", w->id, "verdict",
+		runner_note(rn, json_pack("{s:s, s:s, s:s#, s:s, s:s}", "event", "task-done", "task", w->id, "verdict",
 				   &res->verdict, (int)1, "code", res->code, "reason", res->reason),
 		     "[%zu/%zu] %s: %c %s", i + 1, rn->ntasks, w->id, res->verdict, res->reason);
 	rc = 0;

@@ -109,12 +109,12 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	if (cb_guard_mkdir(&(struct cb_guard){ NULL, NULL, NULL }, dir, 0755, err) < 0)
 		goto out;
 	if (!cp->alive) {
-		if (take_worker(ctx, cp, err) < 0)
+		if (worker_take(ctx, cp, err) < 0)
 			goto out;
 		fresh = 1;
 	}
 	if (cp->slot) {
-		if (slot_in(cp, dir, removed, err) < 0)
+		if (worker_slot_in(cp, dir, removed, err) < 0)
 			goto out;
 		slotted = 1;
 	}
@@ -143,7 +143,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		goto out;
 	if (what == CB_WAIT_REPLY)
 		reply_ns = cb_mono_ns_since(&t0);
-	judge_reply(cp, what, line, len, id, timeout_s, outcome, &pytest_exit, detail, sizeof(detail), &broke);
+	worker_judge_reply(cp, what, line, len, id, timeout_s, outcome, &pytest_exit, detail, sizeof(detail), &broke);
 	if (what == CB_WAIT_TIMEOUT || broke) {
 		cb_child_kill(&cp->child, 2000);
 	} else if (what == CB_WAIT_EXITED) {
@@ -163,7 +163,7 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 		if (*outcome == CB_OUT_TIMEOUT || broke)
 			cb_child_release(&cp->child);
 		else
-			stop_serving(cp);
+			worker_stop_serving(cp);
 		if (!how[0])
 			cb_describe_status(cp->child.status, how, sizeof(how));
 		cp->alive = 0;
@@ -175,36 +175,36 @@ int cb_cell_run(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, json_t
 	}
 	if (slotted) {
 		slotted = 0;
-		if (slot_out(cp, dir, err) < 0)
+		if (worker_slot_out(cp, dir, err) < 0)
 			goto out;
 		if (!cp->alive)
-			drop_slot(&cp->slot);
+			worker_drop_slot(&cp->slot);
 	}
 	if (broke) {
 		/* the reply is not the answer: nothing the cell left counts */
-	} else if (file_in(dir, "replay_miss.json")) {
+	} else if (worker_file_in(dir, "replay_miss.json")) {
 		*outcome = CB_OUT_REPLAY_MISS;
 		snprintf(detail, sizeof(detail), "autotune replay found no recorded config (replay_miss.json)");
 	} else if (p != CB_PH_CORRECTNESS && *outcome == CB_OUT_PASSED &&
-		   (!file_in(dir, CB_RUN_TIMING) || !file_in(dir, "ir/index.tsv"))) {
+		   (!worker_file_in(dir, CB_RUN_TIMING) || !worker_file_in(dir, "ir/index.tsv"))) {
 		*outcome = CB_OUT_MISSING_OUTPUT;
 		snprintf(detail, sizeof(detail), "the benchmark passed but left no %s",
-			 file_in(dir, CB_RUN_TIMING) ? "ir/index.tsv" : CB_RUN_TIMING);
+			 worker_file_in(dir, CB_RUN_TIMING) ? "ir/index.tsv" : CB_RUN_TIMING);
 	}
 	close(log_fd);
 	log_fd = -1;
-	if (tidy_cell(dir, removed, outcome, detail, sizeof(detail), err) < 0)
+	if (worker_tidy_cell(dir, removed, outcome, detail, sizeof(detail), err) < 0)
 		goto out;
 	if (*outcome != CB_OUT_PASSED && *outcome != CB_OUT_REPLAY_MISS) {
 		char tail[160];
 		size_t used = strlen(detail);
-		log_tail(log, tail, sizeof(tail));
+		worker_log_tail(log, tail, sizeof(tail));
 		if (tail[0] && used + 4 < sizeof(detail))
 			snprintf(detail + used, sizeof(detail) - used, ": %s", tail);
 	}
 	cb_now_utc(finished);
 	compiler = cb_worker_compiler_json(ctx, cp->cell);
-	outputs = outputs_of(dir);
+	outputs = worker_outputs_of(dir);
 	{
 		const struct cb_cell_facts f = {
 			.task = task, .cell = cp->cell->name, .role = cb_role_name(cp->cell->role),
@@ -232,8 +232,8 @@ out:
 			cp->alive = 0;
 		}
 		cb_reap_strays(0, NULL, &ignored);
-		if (slot_out(cp, dir, &ignored) == 0)
-			drop_slot(&cp->slot);
+		if (worker_slot_out(cp, dir, &ignored) == 0)
+			worker_drop_slot(&cp->slot);
 	}
 	if (log_fd >= 0)
 		close(log_fd);

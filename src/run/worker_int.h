@@ -22,20 +22,20 @@
 #define CELL_DETAIL_MAX (CB_ERR_MAX + 256)
 
 /* worker_proc.c: a cell's worker processes and their slots. */
-void drop_slot(char **slot);
-int take_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err);
-void stop_serving(struct cb_cell_proc *cp);
-int slot_in(struct cb_cell_proc *cp, const char *dir, json_t *removed, struct cb_err *err);
-int slot_out(struct cb_cell_proc *cp, const char *dir, struct cb_err *err);
+void worker_drop_slot(char **slot);
+int worker_take(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err);
+void worker_stop_serving(struct cb_cell_proc *cp);
+int worker_slot_in(struct cb_cell_proc *cp, const char *dir, json_t *removed, struct cb_err *err);
+int worker_slot_out(struct cb_cell_proc *cp, const char *dir, struct cb_err *err);
 
 /* worker_reply.c: what a request came to. */
-json_t *outputs_of(const char *dir);
-int file_in(const char *dir, const char *name);
-void log_tail(const char *log, char *out, size_t cap);
-void judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *line, size_t len,
+json_t *worker_outputs_of(const char *dir);
+int worker_file_in(const char *dir, const char *name);
+void worker_log_tail(const char *log, char *out, size_t cap);
+void worker_judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *line, size_t len,
 		 const char *id, long long timeout_s, enum cb_outcome *outcome, long long *pytest_exit,
 		 char *detail, size_t cap, int *broke);
-int tidy_cell(const char *dir, json_t *removed, enum cb_outcome *outcome, char *detail,
+int worker_tidy_cell(const char *dir, json_t *removed, enum cb_outcome *outcome, char *detail,
 	      size_t cap, struct cb_err *err);
 
 #endif

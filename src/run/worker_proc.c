@@ -16,7 +16,7 @@
 
 /* Remove the slot *slot of a worker that is gone (its processes with it),
  * and forget it. */
-void drop_slot(char **slot)
+void worker_drop_slot(char **slot)
 {
 	struct cb_err ignored;
 
@@ -64,7 +64,7 @@ static int start_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp
 	dirs[1] = *slot;
 	if (cb_child_spawn_confined(c, ctx->worker_argv, cp->env.v, CB_CHILD_REPLY | CB_CHILD_LIFELINE,
 				    ctx->confine_abi, dirs, 2, err) < 0) {
-		drop_slot(slot);
+		worker_drop_slot(slot);
 		return cb_prefix(err, "cell %s: worker", cp->cell->name);
 	}
 	return 0;
@@ -82,7 +82,7 @@ int cb_cell_proc_prestart(const struct cb_worker_ctx *ctx, struct cb_cell_proc *
 }
 
 /* The cell's serving worker: the oldest started ahead, else a new one. */
-int take_worker(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err)
+int worker_take(const struct cb_worker_ctx *ctx, struct cb_cell_proc *cp, struct cb_err *err)
 {
 	if (cp->nahead) {
 		cp->child = cp->ahead[0];
@@ -109,13 +109,13 @@ static void drop_ahead(struct cb_cell_proc *cp)
 	while (cp->nahead) {
 		cb_child_kill(&cp->ahead[--cp->nahead], 1000);
 		cb_child_release(&cp->ahead[cp->nahead]);
-		drop_slot(&cp->ahead_slot[cp->nahead]);
+		worker_drop_slot(&cp->ahead_slot[cp->nahead]);
 	}
 }
 
 /* End the cell's serving worker: EOF on stdin, a short wait, then kill;
  * the workers waiting ahead stay. */
-void stop_serving(struct cb_cell_proc *cp)
+void worker_stop_serving(struct cb_cell_proc *cp)
 {
 	enum cb_wait what;
 	char *line = NULL;
@@ -136,8 +136,8 @@ void stop_serving(struct cb_cell_proc *cp)
 void cb_cell_proc_stop(struct cb_cell_proc *cp)
 {
 	drop_ahead(cp);
-	stop_serving(cp);
-	drop_slot(&cp->slot);
+	worker_stop_serving(cp);
+	worker_drop_slot(&cp->slot);
 }
 
 void cb_cell_proc_release(struct cb_cell_proc *cp)
@@ -150,7 +150,7 @@ void cb_cell_proc_release(struct cb_cell_proc *cp)
 		cb_child_release(&cp->child);
 		cp->alive = 0;
 	}
-	drop_slot(&cp->slot);
+	worker_drop_slot(&cp->slot);
 	cb_env_release(&cp->env);
 	json_decref(cp->overlay);
 	free(cp->dir);
@@ -162,7 +162,7 @@ void cb_cell_proc_release(struct cb_cell_proc *cp)
  * runner): what the worker put in its slot before its request was not
  * written for this cell, and is taken out into removed (tidy.h) before
  * the slot takes dir's place. */
-int slot_in(struct cb_cell_proc *cp, const char *dir, json_t *removed, struct cb_err *err)
+int worker_slot_in(struct cb_cell_proc *cp, const char *dir, json_t *removed, struct cb_err *err)
 {
 	if (cb_tidy_fresh(cp->slot, removed, err) < 0)
 		return cb_prefix(err, "worker slot");
@@ -177,7 +177,7 @@ int slot_in(struct cb_cell_proc *cp, const char *dir, json_t *removed, struct cb
  * .slots, and what is in it moves into a new folder at dir, which the
  * worker's rules do not reach (Landlock grants rights beneath a folder,
  * wherever it is moved, never beneath a folder made after). */
-int slot_out(struct cb_cell_proc *cp, const char *dir, struct cb_err *err)
+int worker_slot_out(struct cb_cell_proc *cp, const char *dir, struct cb_err *err)
 {
 	char **names = NULL;
 	size_t n = 0, i;

@@ -18,7 +18,7 @@
 #include "worker_int.h"
 
 /* Sorted names of what the worker left in the cell folder. */
-json_t *outputs_of(const char *dir)
+json_t *worker_outputs_of(const char *dir)
 {
 	json_t *a = json_array();
 	char **names = NULL;
@@ -33,7 +33,7 @@ json_t *outputs_of(const char *dir)
 	return a;
 }
 
-int file_in(const char *dir, const char *name)
+int worker_file_in(const char *dir, const char *name)
 {
 	char *p = cb_path_join(dir, name);
 	int r = p && cb_exists(p);
@@ -45,7 +45,7 @@ int file_in(const char *dir, const char *name)
 /* The last line of the worker's log that says something, at most cap - 1
  * bytes of its end: for a failed request, pytest's error or summary, so
  * that a receipt says why without the log being opened. "" when none. */
-void log_tail(const char *log, char *out, size_t cap)
+void worker_log_tail(const char *log, char *out, size_t cap)
 {
 	char buf[4096], *end, *start;
 	ssize_t n = 0;
@@ -90,7 +90,7 @@ static enum cb_outcome outcome_of_exit(long long code)
 
 /* What the wait for a reply gave, as an outcome and detail; *broke set
  * when the worker broke the protocol (it is killed then). */
-void judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *line, size_t len,
+void worker_judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *line, size_t len,
 		 const char *id, long long timeout_s, enum cb_outcome *outcome, long long *pytest_exit,
 		 char *detail, size_t cap, int *broke)
 {
@@ -135,7 +135,7 @@ void judge_reply(struct cb_cell_proc *cp, enum cb_wait what, const char *line, s
  * out before the request started, cb_tidy_fresh), the cell is a harness
  * failure that names the first. removed, with what was taken out now
  * appended, is the receipt's "removed". */
-int tidy_cell(const char *dir, json_t *removed, enum cb_outcome *outcome, char *detail,
+int worker_tidy_cell(const char *dir, json_t *removed, enum cb_outcome *outcome, char *detail,
 	      size_t cap, struct cb_err *err)
 {
 	json_t *changes = json_array();

@@ -418,14 +418,6 @@ static int match_kernels(const struct cb_diff *d, struct cb_diff_task *t, struct
 	return 0;
 }
 
-/* A message about a file under the run root, without the root's path. */
-char *cb_diff_relative_msg(const struct cb_diff *d, const char *msg)
-{
-	size_t n = strlen(d->v->root);
-
-	return strdup(strncmp(msg, d->v->root, n) == 0 && msg[n] == '/' ? msg + n + 1 : msg);
-}
-
 /* The topology of each cell of task t (round a's first session, or the
  * screen's of a task that ran no round), as the task was accounted;
  * t->error says why when a cell has none. */

@@ -14,6 +14,14 @@
 #include "base/runroot.h"
 #include "ir/topology.h"
 
+/* A message about a file under the run root, without the root's path. */
+char *cb_diff_relative_msg(const struct cb_diff *d, const char *msg)
+{
+	size_t n = strlen(d->v->root);
+
+	return strdup(strncmp(msg, d->v->root, n) == 0 && msg[n] == '/' ? msg + n + 1 : msg);
+}
+
 /* Each cell's profiled replays into ck; in a derived run scoped by time,
  * each cell's topology scoped so, as reaccount scoped it (an X or K task
  * keeps the sealed floor). A cell that cannot be scoped gives the task no

@@ -1,6 +1,7 @@
 /* report_notes.c: what the text and Markdown report say below the table
  * of tasks (report_notes.h): the clocks, where the topology changed, the
- * row times and where the wall time went. */
+ * row times and where the wall time went; and the escaping and wrapping of
+ * receipt text that every text part of the report uses. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,52 @@
 #include "base/jsonio.h"
 #include "report.h"
 #include "report_notes.h"
+
+/* Text and Markdown escapes of receipt text: newlines flattened; for
+ * Markdown also the characters that would start markup or HTML. */
+void cb_report_put_text(struct cb_buf *b, const char *s, int md)
+{
+	for (; *s; s++) {
+		if (*s == '\n' || *s == '\r')
+			cb_buf_adds(b, " ");
+		else if (md && strchr("\\|`*", *s))
+			cb_buf_addf(b, "\\%c", *s);
+		else if (md && *s == '<')
+			cb_buf_adds(b, "&lt;");
+		else if (md && *s == '&')
+			cb_buf_adds(b, "&amp;");
+		else
+			cb_buf_add(b, s, 1);
+	}
+}
+
+/* Append receipt text word by word, wrapping before CB_REPORT_TEXT_WIDTH: col is the
+ * column the first word starts at, continuation lines are indented by
+ * indent blanks. Newlines in the text are blanks. */
+void cb_report_put_wrapped(struct cb_buf *b, size_t col, const char *s, size_t indent)
+{
+	int first = 1;
+
+	for (;;) {
+		size_t n;
+
+		s += strspn(s, " \t\r\n");
+		if (!*s)
+			break;
+		n = strcspn(s, " \t\r\n");
+		if (!first && col + 1 + n > CB_REPORT_TEXT_WIDTH) {
+			cb_buf_addf(b, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (!first) {
+			cb_buf_adds(b, " ");
+			col++;
+		}
+		cb_buf_add(b, s, n);
+		col += n;
+		s += n;
+		first = 0;
+	}
+}
 
 /* Whether two strings, either NULL, are equal. */
 static int same_text(const char *a, const char *b)
