@@ -24,29 +24,31 @@ static const char merge_about[] =
 
 int cmd_merge(int argc, char **argv, struct cb_err *err)
 {
-	const char *output = NULL, *key = NULL, *sign_key = NULL;
-	int quiet = 0;
+	/* Each option is bound straight into the struct cb_merge takes. */
+	struct cb_merge_opts o = { .argc = argc, .argv = argv };
 	struct cb_args args = CB_ARGS_INIT;
 	const struct cb_opt opts[] = {
-		{ "output-root", CB_OPT_PATH, &output, "DIR", "the merged run root to create (required)" },
-		{ "key", CB_OPT_PATH, &key, "PUB.pem", "the public key every shard's signature must hold for" },
-		{ "sign-key", CB_OPT_PATH, &sign_key, "KEY.pem", "sign the merged seal with this Ed25519 private key (PEM)" },
-		{ "quiet", CB_OPT_FLAG, &quiet, NULL, "no progress output" },
-		{ NULL, 0, NULL, NULL, NULL }
+		{ .name = "output-root", .kind = CB_OPT_PATH, .dst = &o.output, .arg = "DIR",
+		  .help = "the merged run root to create (required)" },
+		{ .name = "key", .kind = CB_OPT_PATH, .dst = &o.key, .arg = "PUB.pem",
+		  .help = "the public key every shard's signature must hold for" },
+		{ .name = "sign-key", .kind = CB_OPT_PATH, .dst = &o.sign_key, .arg = "KEY.pem",
+		  .help = "sign the merged seal with this Ed25519 private key (PEM)" },
+		{ .name = "quiet", .kind = CB_OPT_FLAG, .dst = &o.quiet, .help = "no progress output" },
+		{ .name = NULL }
 	};
 	const struct cb_cmd_spec spec = { "merge", "SHARD_ROOT... --output-root DIR [--key PUB.pem] [--sign-key KEY.pem]", merge_about, opts, 1,
 					  (size_t)-1 };
-	struct cb_merge_opts o;
 	int rc = cb_parse_opts(&spec, argc, argv, &args, err);
 
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
-	if (!output) {
+	if (!o.output) {
 		cb_fail(err, "--output-root is required");
 		rc = CB_EXIT_USAGE;
 	} else {
-		o = (struct cb_merge_opts){ .shards = args.pos, .nshards = args.npos, .output = output, .key = key,
-					    .sign_key = sign_key, .quiet = quiet, .argc = argc, .argv = argv };
+		o.shards = args.pos;
+		o.nshards = args.npos;
 		rc = cb_merge(&o, err) < 0 ? CB_EXIT_FAIL : CB_EXIT_OK;
 	}
 	cb_args_release(&args);

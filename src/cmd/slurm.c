@@ -22,40 +22,55 @@ static const char slurm_about[] =
 
 int cmd_slurm(int argc, char **argv, struct cb_err *err)
 {
-	const char *manifest = NULL, *matrix = NULL, *build_root = NULL, *corpus = NULL, *output = NULL, *job = NULL;
-	const char *worker = NULL, *backends = NULL, *python = NULL, *isolate = NULL, *partition = NULL,
-		   *resource = "gpu";
+	/* Each option is bound straight into the struct cb_slurm_write takes;
+	 * only those that need checking first have a local. */
+	struct cb_slurm_opts o = { 0 };
+	const char *isolate = NULL, *resource = "gpu";
 	long long shards = LLONG_MIN, parallel = LLONG_MIN;   /* LLONG_MIN: not given */
-	int allow_dirty = 0, rc;
+	int rc;
 	struct cb_args args = CB_ARGS_INIT;
 	const struct cb_opt opts[] = {
-		{ "manifest", CB_OPT_PATH, &manifest, "FILE", "FROZEN/manifest.json (required)" },
-		{ "task-matrix", CB_OPT_PATH, &matrix, "FILE", "FROZEN/task-matrix.json (required)" },
-		{ "build-root", CB_OPT_PATH, &build_root, "DIR", "the compiler's root on the nodes (required)" },
-		{ "corpus", CB_OPT_PATH, &corpus, "DIR", "the corpus root on the nodes (required)" },
-		{ "output-root", CB_OPT_PATH, &output, "DIR", "the merged run root; shards go to DIR.shards/ (required)" },
-		{ "shards", CB_OPT_INT, &shards, "N", "how many shards, one array task each (required)" },
-		{ "parallel", CB_OPT_INT, &parallel, "K", "at most K array tasks at a time (default N)" },
-		{ "partition", CB_OPT_STR, &partition, "P", "the Slurm partition (default the cluster's)" },
-		{ "resource", CB_OPT_STR, &resource, "gpu|cpu", "what one shard needs: one GPU (default) or a CPU" },
-		{ "worker", CB_OPT_CMD, &worker, "CMD", "worker session command for every shard" },
-		{ "backends", CB_OPT_PATH, &backends, "DIR", "folder of backend files (default caliber's backends/)" },
-		{ "python", CB_OPT_PROG, &python, "PATH", "interpreter for the worker and preflights" },
-		{ "isolate", CB_OPT_STR, &isolate, "task", "a fresh worker per task, cell and phase" },
-		{ "allow-dirty-harness", CB_OPT_FLAG, &allow_dirty, NULL, "do not check caliber's own commit (recorded)" },
-		{ "output", CB_OPT_PATH, &job, "FILE", "the job script to write (required)" },
-		{ NULL, 0, NULL, NULL, NULL }
+		{ .name = "manifest", .kind = CB_OPT_PATH, .dst = &o.manifest, .arg = "FILE",
+		  .help = "FROZEN/manifest.json (required)" },
+		{ .name = "task-matrix", .kind = CB_OPT_PATH, .dst = &o.matrix, .arg = "FILE",
+		  .help = "FROZEN/task-matrix.json (required)" },
+		{ .name = "build-root", .kind = CB_OPT_PATH, .dst = &o.build_root, .arg = "DIR",
+		  .help = "the compiler's root on the nodes (required)" },
+		{ .name = "corpus", .kind = CB_OPT_PATH, .dst = &o.corpus, .arg = "DIR",
+		  .help = "the corpus root on the nodes (required)" },
+		{ .name = "output-root", .kind = CB_OPT_PATH, .dst = &o.output, .arg = "DIR",
+		  .help = "the merged run root; shards go to DIR.shards/ (required)" },
+		{ .name = "shards", .kind = CB_OPT_INT, .dst = &shards, .arg = "N",
+		  .help = "how many shards, one array task each (required)" },
+		{ .name = "parallel", .kind = CB_OPT_INT, .dst = &parallel, .arg = "K",
+		  .help = "at most K array tasks at a time (default N)" },
+		{ .name = "partition", .kind = CB_OPT_STR, .dst = &o.partition, .arg = "P",
+		  .help = "the Slurm partition (default the cluster's)" },
+		{ .name = "resource", .kind = CB_OPT_STR, .dst = &resource, .arg = "gpu|cpu",
+		  .help = "what one shard needs: one GPU (default) or a CPU" },
+		{ .name = "worker", .kind = CB_OPT_CMD, .dst = &o.worker, .arg = "CMD",
+		  .help = "worker session command for every shard" },
+		{ .name = "backends", .kind = CB_OPT_PATH, .dst = &o.backends, .arg = "DIR",
+		  .help = "folder of backend files (default caliber's backends/)" },
+		{ .name = "python", .kind = CB_OPT_PROG, .dst = &o.python, .arg = "PATH",
+		  .help = "interpreter for the worker and preflights" },
+		{ .name = "isolate", .kind = CB_OPT_STR, .dst = &isolate, .arg = "task",
+		  .help = "a fresh worker per task, cell and phase" },
+		{ .name = "allow-dirty-harness", .kind = CB_OPT_FLAG, .dst = &o.allow_dirty,
+		  .help = "do not check caliber's own commit (recorded)" },
+		{ .name = "output", .kind = CB_OPT_PATH, .dst = &o.job, .arg = "FILE",
+		  .help = "the job script to write (required)" },
+		{ .name = NULL }
 	};
 	const struct cb_cmd_spec spec = { "slurm",
 					  "--manifest F --task-matrix F --build-root D --corpus D --output-root D --shards N -o job.sh [options]",
 					  slurm_about, opts, 0, 0 };
-	struct cb_slurm_opts o;
 
 	rc = cb_parse_opts(&spec, argc, argv, &args, err);
 	if (rc)
 		return rc > 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
 	rc = CB_EXIT_USAGE;
-	if (!manifest || !matrix || !build_root || !corpus || !output || shards == LLONG_MIN || !job)
+	if (!o.manifest || !o.matrix || !o.build_root || !o.corpus || !o.output || shards == LLONG_MIN || !o.job)
 		cb_fail(err, "--manifest, --task-matrix, --build-root, --corpus, --output-root, --shards and -o are required");
 	else if (shards < 1 || (parallel != LLONG_MIN && parallel < 1))
 		cb_fail(err, "--%s: '%lld' is not a count >= 1", shards < 1 ? "shards" : "parallel",
@@ -65,13 +80,13 @@ int cmd_slurm(int argc, char **argv, struct cb_err *err)
 	else if (isolate && strcmp(isolate, "task") != 0)
 		cb_fail(err, "--isolate: the only unit is 'task'");
 	else {
-		o = (struct cb_slurm_opts){ manifest, matrix, build_root, corpus, output, worker, backends, python,
-					    isolate != NULL, allow_dirty, (size_t)shards,
-					    parallel == LLONG_MIN ? 0 : (size_t)parallel, partition,
-					    strcmp(resource, "cpu") == 0, job };
+		o.isolate = isolate != NULL;
+		o.shards = (size_t)shards;
+		o.parallel = parallel == LLONG_MIN ? 0 : (size_t)parallel;
+		o.cpu = strcmp(resource, "cpu") == 0;
 		rc = cb_slurm_write(&o, err) < 0 ? CB_EXIT_FAIL : CB_EXIT_OK;
 		if (rc == CB_EXIT_OK)
-			printf("slurm: wrote %s (%lld shards); submit it with: sh %s\n", job, shards, job);
+			printf("slurm: wrote %s (%lld shards); submit it with: sh %s\n", o.job, shards, o.job);
 	}
 	cb_args_release(&args);
 	return rc;
