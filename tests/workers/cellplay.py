@@ -466,7 +466,7 @@ def name_thread():
     written is the one the thread has."""
     path = f"/proc/{os.getpid()}/task/{threading.get_native_id()}/comm"
     with open(path) as f:
-        name = f.read()
+        name = f.read().rstrip("\n")    # comm reads back with a newline, which a write would keep
     with open(path, "w") as f:
         f.write(name)
 
