@@ -104,14 +104,17 @@ $(BUILD):
 	mkdir -p $(BUILD)/cmd $(BUILD)/tests/lib $(BUILD)/tools
 
 $(BUILD)/tests/lib/%.o: tests/lib/%.c tests/lib/*.h $(HDRS) $(BUILD)/version.h | $(BUILD)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Itests/lib -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) $(TLIB_OBJ) $(HDRS) | $(BUILD)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(TLIB_OBJ) $(LIBS_ALL) $(CMOCKA_LIBS)
 
 # Test tools: small programs the CLI tests use to build and seal run roots
 # through the same library the binary uses.
 $(BUILD)/tools/%: tests/tools/%.c $(LIB_OBJ) $(TLIB_OBJ) $(HDRS) | $(BUILD)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(TLIB_OBJ) $(LIBS_ALL)
 
 check: $(BUILD)/caliber $(UNIT_BIN) $(TOOL_BIN)
