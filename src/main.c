@@ -12,7 +12,7 @@
 
 struct cmd_entry {
 	const char *name;
-	int (*fn)(int argc, char **argv, struct cb_err *err);
+	int (*fn)(int argc, const char **argv, struct cb_err *err);
 	const char *summary;
 };
 
@@ -163,7 +163,8 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
 		err = (struct cb_err)CB_ERR_INIT;
-		rc = absolute_tmpdir(&err) < 0 ? CB_EXIT_FAIL : commands[i].fn(argc - 1, argv + 1, &err);
+		/* Commands take argv as const (cmd.h): the one cast is here. */
+		rc = absolute_tmpdir(&err) < 0 ? CB_EXIT_FAIL : commands[i].fn(argc - 1, (const char **)argv + 1, &err);
 		/* What a command printed is part of what it did: output that
 		 * could not be written (a full disk, /dev/full, a closed pipe)
 		 * fails the command. */

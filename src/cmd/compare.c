@@ -20,7 +20,7 @@ static const char compare_about[] =
 	"(docs/formats.md, \"caliber compare\").";
 
 /* caliber compare: load both runs, compare, print. */
-int cmd_compare(int argc, char **argv, struct cb_err *err)
+int cmd_compare(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_compare c;
 	struct cb_run_view va, vb;

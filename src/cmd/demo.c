@@ -82,13 +82,13 @@ static int have_gpu(const char *device, char **triton, char **gpu, struct cb_err
 }
 
 /* Run a command of the table in-process with the given arguments. */
-static int call(int (*fn)(int, char **, struct cb_err *), const char *const *args, struct cb_err *err)
+static int call(int (*fn)(int, const char **, struct cb_err *), const char *const *args, struct cb_err *err)
 {
-	char *argv[32];
+	const char *argv[32];
 	int argc = 0;
 
 	while (args[argc] && argc < 31) {
-		argv[argc] = (char *)(uintptr_t)args[argc];
+		argv[argc] = args[argc];
 		argc++;
 	}
 	argv[argc] = NULL;
@@ -167,7 +167,7 @@ static int offline(const char *why, const char *out_dir, struct cb_err *err)
 		const char *const floor1[] = { "reaccount", run, "--floor", "1", "--output", d1, NULL };
 		const char *const floor0[] = { "reaccount", run, "--floor", "0", "--output", d0, NULL };
 		const char *const *steps[] = { verify, floor1, floor0 };
-		int (*const fns[])(int, char **, struct cb_err *) = { cmd_verify, cmd_reaccount, cmd_reaccount };
+		int (*const fns[])(int, const char **, struct cb_err *) = { cmd_verify, cmd_reaccount, cmd_reaccount };
 		size_t i;
 
 		for (i = 0; i < 3; i++) {
@@ -274,7 +274,7 @@ static const char demo_about[] =
 	"Exit status 5 when a task it ran is X (could not be measured), naming the\n"
 	"first.";
 
-int cmd_demo(int argc, char **argv, struct cb_err *err)
+int cmd_demo(int argc, const char **argv, struct cb_err *err)
 {
 	const char *out_dir = NULL, *device = "0";
 	int offline_only = 0;

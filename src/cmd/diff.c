@@ -31,7 +31,7 @@ static const char diff_about[] =
 	"Needs no GPU.";
 
 /* caliber diff: load and compare the run, print it. */
-int cmd_diff(int argc, char **argv, struct cb_err *err)
+int cmd_diff(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_diff d;
 	struct cb_run_view v;

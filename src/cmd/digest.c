@@ -15,7 +15,7 @@ static const struct cb_cmd_spec digest_spec = {
 	NULL, 1, 1
 };
 
-int cmd_digest(int argc, char **argv, struct cb_err *err)
+int cmd_digest(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_args args = CB_ARGS_INIT;
 	char hex[CB_SHA256_HEX];

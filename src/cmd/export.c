@@ -28,7 +28,7 @@ static const char export_about[] =
 	"See docs/formats.md, \"Export\".";
 
 /* caliber export: check the seal, gather the rows, write them. */
-int cmd_export(int argc, char **argv, struct cb_err *err)
+int cmd_export(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_args args = CB_ARGS_INIT;
 	struct cb_buf b = CB_BUF_INIT;

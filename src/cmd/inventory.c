@@ -40,7 +40,7 @@ static const char inventory_about[] =
 	"twice in a file; FILE is replaced atomically and, when it exists, must be a\n"
 	"regular file.";
 
-int cmd_inventory(int argc, char **argv, struct cb_err *err)
+int cmd_inventory(int argc, const char **argv, struct cb_err *err)
 {
 	const char *corpus = NULL, *output = NULL, *python = "python3";
 	const struct cb_opt opts[] = {

@@ -22,7 +22,7 @@ static const char merge_about[] =
 	"seal. verify, reaccount and report read it like any run.\n"
 	"Exit status: 0 when merged and sealed; 1 when refused (nothing written).";
 
-int cmd_merge(int argc, char **argv, struct cb_err *err)
+int cmd_merge(int argc, const char **argv, struct cb_err *err)
 {
 	/* Each option is bound straight into the struct cb_merge takes. */
 	struct cb_merge_opts o = { .argc = argc, .argv = argv };

@@ -292,7 +292,7 @@ static int unknown_option(const struct cb_cmd_spec *spec, const char *a, size_t 
 /* One argument that names an option (a = "--name" or "--name=value");
  * *i advances past a value taken from the next argument. Returns 0, 1 for
  * --help, -1 on error. */
-static int take_option(const struct cb_cmd_spec *spec, const char *a, int argc, char **argv, int *i,
+static int take_option(const struct cb_cmd_spec *spec, const char *a, int argc, const char **argv, int *i,
 		       struct cb_args *args, struct cb_err *err)
 {
 	const char *name = a + 2, *eq = strchr(name, '=');
@@ -321,13 +321,13 @@ static int take_option(const struct cb_cmd_spec *spec, const char *a, int argc, 
 	return set_opt(o, eq ? eq + 1 : argv[++*i], args, err);
 }
 
-int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv, struct cb_args *args,
+int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, const char **argv, struct cb_args *args,
 		  struct cb_err *err)
 {
 	return cb_parse_opts_words(spec, spec->max_pos, argc, argv, args, err);
 }
 
-int cb_parse_opts_words(const struct cb_cmd_spec *spec, size_t word_from, int argc, char **argv,
+int cb_parse_opts_words(const struct cb_cmd_spec *spec, size_t word_from, int argc, const char **argv,
 			struct cb_args *args, struct cb_err *err)
 {
 	int i, only_pos = 0, rc = 0;

@@ -66,12 +66,12 @@ struct cb_args {
  * `--output` in every command that has an "output" option. Returns 0 to go
  * on, 1 when the help was printed (exit 0), -1 on a bad command line (a
  * path longer than PATH_MAX included). On 0 the caller releases args. */
-int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, char **argv, struct cb_args *args,
+int cb_parse_opts(const struct cb_cmd_spec *spec, int argc, const char **argv, struct cb_args *args,
 		  struct cb_err *err);
 
 /* cb_parse_opts for a command whose positional arguments from index
  * word_from on are words (a task name), kept exactly as given. */
-int cb_parse_opts_words(const struct cb_cmd_spec *spec, size_t word_from, int argc, char **argv,
+int cb_parse_opts_words(const struct cb_cmd_spec *spec, size_t word_from, int argc, const char **argv,
 			struct cb_args *args, struct cb_err *err);
 
 /* Commands that print text or JSON (--format text|json): whether format

@@ -80,7 +80,7 @@ static int split_cells(const struct cb_opt_list *l, struct cb_pin_cell *cells, s
 	return 0;
 }
 
-int cmd_pin(int argc, char **argv, struct cb_err *err)
+int cmd_pin(int argc, const char **argv, struct cb_err *err)
 {
 	const struct cb_guard g = { "--output", NULL, NULL };
 	const char *output = NULL, *compiler = NULL, *corpus = NULL;

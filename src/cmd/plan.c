@@ -12,7 +12,7 @@ static const char plan_about[] =
 	"The plan is derived here and only here; the worker uses exactly this list.\n"
 	"An empty plan is an error: pytest without plugins measures nothing.";
 
-int cmd_plan(int argc, char **argv, struct cb_err *err)
+int cmd_plan(int argc, const char **argv, struct cb_err *err)
 {
 	const char *name = NULL, *dir = NULL;
 	const char *plugins[CB_PLAN_MAX + 1];

@@ -350,7 +350,7 @@ static const char prepare_about[] =
 	"The manifest's device.backend must be a backend run can load: caliber's\n"
 	"backends/, or those of --backends DIR.";
 
-int cmd_prepare(int argc, char **argv, struct cb_err *err)
+int cmd_prepare(int argc, const char **argv, struct cb_err *err)
 {
 	const struct cb_guard g = { "--output-root", NULL, NULL };
 	struct cb_manifest m;

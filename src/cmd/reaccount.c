@@ -44,7 +44,7 @@ static void print_counts(const struct cb_reaccount *ra, const char *scope)
 	}
 }
 
-int cmd_reaccount(int argc, char **argv, struct cb_err *err)
+int cmd_reaccount(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_reaccount ra = { 0 };
 	struct cb_run_view v = { 0 };

@@ -74,7 +74,7 @@ static const char report_about[] =
 
 /* caliber report: load the run (and derived run), check the seal, render,
  * write, then gate on --fail-on. */
-int cmd_report(int argc, char **argv, struct cb_err *err)
+int cmd_report(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_report rp;
 	struct cb_run_view v;

@@ -103,7 +103,7 @@ static void missing_options(const char *manifest, const char *matrix, const char
 	cb_buf_release(&b);
 }
 
-int cmd_run(int argc, char **argv, struct cb_err *err)
+int cmd_run(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_run_opts o = { .python = "python3" };
 	const char *isolate = NULL, *workers = "session", *shard = NULL, *devices = NULL, *confine = "auto";

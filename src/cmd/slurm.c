@@ -20,7 +20,7 @@ static const char slurm_about[] =
 	"test backends). The campaign is checked first: manifest, backend, task\n"
 	"matrix bound to both, N no more than its tasks.";
 
-int cmd_slurm(int argc, char **argv, struct cb_err *err)
+int cmd_slurm(int argc, const char **argv, struct cb_err *err)
 {
 	/* Each option is bound straight into the struct cb_slurm_write takes;
 	 * only those that need checking first have a local. */

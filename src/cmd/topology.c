@@ -64,7 +64,7 @@ static int not_a_cell(const char *dir, struct cb_err *err)
 	return rc;
 }
 
-int cmd_topology(int argc, char **argv, struct cb_err *err)
+int cmd_topology(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_topology t;
 	struct cb_args args = CB_ARGS_INIT;

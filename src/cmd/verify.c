@@ -42,7 +42,7 @@ static const char verify_about[] =
 	"`caliber run --sign-key` wrote must hold for that key. Exit 0 when the seal\n"
 	"(and with --key, its signature) holds, 6 when it does not.";
 
-int cmd_verify(int argc, char **argv, struct cb_err *err)
+int cmd_verify(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_verify_report rep;
 	struct cb_args args = CB_ARGS_INIT;

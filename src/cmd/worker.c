@@ -20,7 +20,7 @@ static const char worker_about[] =
 	"<out>/cells/<phase>-<cell>.s<k>/ (--session k) and prints its outcome.\n"
 	"No preflight runs; for a campaign use `caliber run`.";
 
-int cmd_worker(int argc, char **argv, struct cb_err *err)
+int cmd_worker(int argc, const char **argv, struct cb_err *err)
 {
 	struct cb_manifest m;
 	struct cb_backend backend;

@@ -18,7 +18,7 @@ struct cb_merge_opts {
 	const char *sign_key;        /* NULL, or the private key (PEM) that signs the merged seal */
 	int quiet;                   /* no progress lines on stdout */
 	int argc;                    /* the command line, recorded in the campaign receipt */
-	char **argv;
+	const char **argv;
 };
 
 /* Check every shard (sealed, a shard, of the same campaign, frozen manifest

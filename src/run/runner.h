@@ -27,7 +27,7 @@ struct cb_run_opts {
 	int prestart;                      /* session mode: workers per cell started ahead */
 	int resume, quiet, json_progress, allow_dirty;
 	int argc;                          /* the command line, recorded in run.json */
-	char **argv;
+	const char **argv;
 	const char *sign_key;              /* Ed25519 private key (PEM) that signs the seal, or NULL */
 	struct cb_shard shard;             /* run only this shard of the matrix (n 0: all of it) */
 	int preflight_only;                /* stop after the preflights, writing nothing */

@@ -59,7 +59,7 @@ int runner_remove_slots(const char *root, json_t *changes, struct cb_err *err);
 int runner_tidy_before_seal(const struct runner *rn, struct cb_err *err);
 
 /* runner_record.c: run.json and the campaign receipt. */
-int runner_record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
+int runner_record_invocation(const char *root, int argc, const char **argv, int resume, const char *shard,
 		      const char *scratch, json_t *tidied, const struct cb_confine *confine, struct cb_err *err);
 int runner_same_prescreen(const char *root, int prescreen, struct cb_err *err);
 int runner_write_campaign(struct runner *rn, struct cb_preflight *pf, const struct cb_task_result *res,

@@ -20,7 +20,7 @@
  * this invocation's scratch folder (so that a resume after a kill removes
  * it), what a resume tidied (tidy.h), how its workers were confined
  * (confine.h), and the shard it ran ("K/N"; NULL: the whole matrix). */
-int runner_record_invocation(const char *root, int argc, char **argv, int resume, const char *shard,
+int runner_record_invocation(const char *root, int argc, const char **argv, int resume, const char *shard,
 		      const char *scratch, json_t *tidied, const struct cb_confine *confine, struct cb_err *err)
 {
 	char *path = cb_path_join(root, CB_RUN_RUN), now[32], how[CB_CONFINE_HOW_MAX];
