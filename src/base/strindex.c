@@ -59,18 +59,40 @@ int cb_strindex_first_dup(const struct cb_strindex *x, size_t *dup, size_t *firs
 	return found;
 }
 
-size_t cb_lower_bound(const void *base, size_t n, size_t size, const char *(*key)(const void *), const char *s)
+size_t cb_lower_bound_by(const void *base, size_t n, size_t size, int (*cmp)(const void *elem, const void *key),
+			 const void *key)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(key((const char *)base + mid * size), s) < 0)
+		if (cmp((const char *)base + mid * size, key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* A string key with the function that gives an element's string. */
+struct str_key {
+	const char *(*of)(const void *);
+	const char *s;
+};
+
+/* strcmp of an element's string against a str_key's. */
+static int cmp_str_key(const void *elem, const void *key)
+{
+	const struct str_key *k = key;
+
+	return strcmp(k->of(elem), k->s);
+}
+
+size_t cb_lower_bound(const void *base, size_t n, size_t size, const char *(*key)(const void *), const char *s)
+{
+	const struct str_key k = { key, s };
+
+	return cb_lower_bound_by(base, n, size, cmp_str_key, &k);
 }
 
 /* The string of an index entry, for cb_lower_bound. */

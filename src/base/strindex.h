@@ -29,8 +29,14 @@ void cb_strindex_release(struct cb_strindex *x);
 int cb_strindex_first_dup(const struct cb_strindex *x, size_t *dup, size_t *first);
 
 /* The one lower bound of caliber: the index of the first of the n
- * elements of base (each size bytes, sorted bytewise by key(element))
- * whose key is >= s; n when none is. */
+ * elements of base (each size bytes, sorted so that cmp(element, key) < 0
+ * holds for a leading run) with cmp(element, key) >= 0; n when none is.
+ * cmp is strcmp's sign of the element against key. */
+size_t cb_lower_bound_by(const void *base, size_t n, size_t size, int (*cmp)(const void *elem, const void *key),
+			 const void *key);
+
+/* cb_lower_bound_by for elements sorted bytewise by the string key(element):
+ * the first whose string is >= s. */
 size_t cb_lower_bound(const void *base, size_t n, size_t size, const char *(*key)(const void *), const char *s);
 
 /* The position of the first occurrence of key: 1 and *pos, or 0. */

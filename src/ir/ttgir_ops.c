@@ -21,6 +21,7 @@
 #include "base/buf.h"
 #include "base/fsutil.h"
 #include "base/sha.h"
+#include "base/strindex.h"
 #include "ttgir.h"
 
 /* Bounds on one location's resolution and one layout's expansion. */
@@ -146,24 +147,24 @@ static int cmp_alias(const void *x, const void *y)
 	return (a->order > b->order) - (a->order < b->order);
 }
 
+/* An alias's name against a counted name (its order not looked at), for
+ * cb_lower_bound_by: of equal names the first definition comes first. */
+static int cmp_alias_name(const void *elem, const void *key)
+{
+	const struct alias *a = elem, *k = key;
+	size_t n = a->nlen < k->nlen ? a->nlen : k->nlen;
+	int d = memcmp(a->name, k->name, n);
+
+	return d ? d : (a->nlen > k->nlen) - (a->nlen < k->nlen);
+}
+
 /* The first definition of alias name[0..n), or NULL. */
 static const struct alias *find_alias(const struct ctx *c, const char *name, size_t n)
 {
-	size_t lo = 0, hi = c->n;
+	const struct alias key = { .name = name, .nlen = n };
+	size_t lo = cb_lower_bound_by(c->a, c->n, sizeof(*c->a), cmp_alias_name, &key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct alias *a = &c->a[mid];
-		size_t k = a->nlen < n ? a->nlen : n;
-		int d = memcmp(a->name, name, k);
-		if (!d)
-			d = a->nlen < n ? -1 : a->nlen > n ? 1 : 0;
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->n && c->a[lo].nlen == n && memcmp(c->a[lo].name, name, n) == 0 ? &c->a[lo] : NULL;
+	return lo < c->n && cmp_alias_name(&c->a[lo], &key) == 0 ? &c->a[lo] : NULL;
 }
 
 /* Every `#name = value` line of data into c, sorted by name. */

@@ -257,6 +257,29 @@ static void hostile(void **state)
 	cb_ir_module_release(&m);
 }
 
+/* Alias lookup by counted name: names that prefix one another (#loc1,
+ * #loc12, #loc) each find their own definition, and of two definitions of
+ * one name the first wins, as MLIR's parser keeps it. */
+static void alias_names(void **state)
+{
+	static const char text[] =
+		"#loc12 = loc(\"b.py\":12:2)\n"
+		"#loc1 = loc(\"a.py\":1:1)\n"
+		"#loc = loc(\"c.py\":3:3)\n"
+		"#loc1 = loc(\"z.py\":9:9)\n"
+		"%0 = ttg.convert_layout %x : tensor<4xf32, #a> -> tensor<4xf32, #b> loc(#loc1)\n"
+		"%1 = ttg.convert_layout %x : tensor<4xf32, #a> -> tensor<4xf32, #b> loc(#loc12)\n"
+		"%2 = ttg.convert_layout %x : tensor<4xf32, #a> -> tensor<4xf32, #b> loc(#loc)\n";
+	struct cb_ir_module m;
+
+	(void)state;
+	parse(text, 3, &m);
+	frame_is(&m.ops[0], 0, "a.py", 1, 1, NULL);
+	frame_is(&m.ops[1], 0, "b.py", 12, 2, NULL);
+	frame_is(&m.ops[2], 0, "c.py", 3, 3, NULL);
+	cb_ir_module_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +289,7 @@ int main(void)
 		cmocka_unit_test(inline_forms),
 		cmocka_unit_test(forms_and_layouts),
 		cmocka_unit_test(hostile),
+		cmocka_unit_test(alias_names),
 	};
 
 	return cmocka_run_group_tests_name("ttgir_ops", tests, NULL, NULL);
