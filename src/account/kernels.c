@@ -108,49 +108,36 @@ static int kernel_line(const char *line, const char *path, size_t lineno, struct
 	return rc;
 }
 
-/* What add_kernel_line adds to: the file being read and its name. */
-struct kernel_lines {
-	struct cb_kernel_file *f;
-	const char *path;
-};
-
-/* One line of a kernels.jsonl into f (cb_json_lines): a row named once. */
-static int add_kernel_line(const char *line, size_t lineno, void *ctx, struct cb_err *err)
+/* kernel_line and row_free for cb_json_rows, which frees a row only by
+ * this kind. */
+static int parse_kernel_row(const char *line, const char *path, size_t lineno, void *row, struct cb_err *err)
 {
-	const struct kernel_lines *c = ctx;
-	struct cb_kernel_file *f = c->f;
-	struct cb_kernel_row row, *rows;
-	size_t i;
-
-	if (kernel_line(line, c->path, lineno, &row, err) < 0) {
-		row_free(&row);
-		return -1;
-	}
-	for (i = 0; i < f->n; i++)
-		if (strcmp(f->rows[i].row, row.row) == 0) {
-			cb_fail(err, "%s:%zu: row '%s' appears twice", c->path, lineno, row.row);
-			row_free(&row);
-			return -1;
-		}
-	if (!(rows = realloc(f->rows, (f->n + 1) * sizeof(*rows)))) {
-		row_free(&row);
-		return cb_fail(err, "%s: out of memory", c->path);
-	}
-	f->rows = rows;
-	f->rows[f->n++] = row;
-	return 0;
+	return kernel_line(line, path, lineno, row, err);
 }
+
+static void release_kernel_row(void *row)
+{
+	row_free(row);
+}
+
+static const char *kernel_row_name(const void *row)
+{
+	return ((const struct cb_kernel_row *)row)->row;
+}
+
+static const struct cb_json_row_kind kernel_rows = {
+	sizeof(struct cb_kernel_row), parse_kernel_row, release_kernel_row, kernel_row_name
+};
 
 int cb_kernel_file_parse(const char *data, size_t len, const char *path, struct cb_kernel_file *f,
 			 struct cb_err *err)
 {
-	struct kernel_lines c = { f, path };
+	void *rows;
 
 	memset(f, 0, sizeof(*f));
-	if (cb_json_lines(data, len, path, add_kernel_line, &c, err) < 0) {
-		cb_kernel_file_release(f);
+	if (cb_json_rows(data, len, path, &kernel_rows, &rows, &f->n, err) < 0)
 		return -1;
-	}
+	f->rows = rows;
 	return 0;
 }
 

@@ -120,49 +120,36 @@ int cb_timing_load(const char *path, struct cb_timing *t, struct cb_err *err)
 	return rc;
 }
 
-/* What add_timing_line adds to: the file being read and its name. */
-struct timing_lines {
-	struct cb_timing *t;
-	const char *path;
-};
-
-/* One line of a timing.jsonl into t (cb_json_lines): a row named once. */
-static int add_timing_line(const char *line, size_t lineno, void *ctx, struct cb_err *err)
+/* timing_line and timing_row_free for cb_json_rows, which frees a row
+ * only by this kind. */
+static int parse_timing_row(const char *line, const char *path, size_t lineno, void *row, struct cb_err *err)
 {
-	const struct timing_lines *c = ctx;
-	struct cb_timing *t = c->t;
-	struct cb_timing_row row, *rows;
-	size_t i;
-
-	if (timing_line(line, c->path, lineno, &row, err) < 0) {
-		timing_row_free(&row);
-		return -1;
-	}
-	for (i = 0; i < t->n; i++)
-		if (strcmp(t->rows[i].row, row.row) == 0) {
-			cb_fail(err, "%s:%zu: row '%s' appears twice", c->path, lineno, row.row);
-			timing_row_free(&row);
-			return -1;
-		}
-	if (!(rows = realloc(t->rows, (t->n + 1) * sizeof(*rows)))) {
-		timing_row_free(&row);
-		return cb_fail(err, "%s: out of memory", c->path);
-	}
-	t->rows = rows;
-	t->rows[t->n++] = row;
-	return 0;
+	return timing_line(line, path, lineno, row, err);
 }
+
+static void release_timing_row(void *row)
+{
+	timing_row_free(row);
+}
+
+static const char *timing_row_name(const void *row)
+{
+	return ((const struct cb_timing_row *)row)->row;
+}
+
+static const struct cb_json_row_kind timing_rows = {
+	sizeof(struct cb_timing_row), parse_timing_row, release_timing_row, timing_row_name
+};
 
 int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_timing *t,
 		    struct cb_err *err)
 {
-	struct timing_lines c = { t, path };
+	void *rows;
 
 	memset(t, 0, sizeof(*t));
-	if (cb_json_lines(data, len, path, add_timing_line, &c, err) < 0) {
-		cb_timing_release(t);
+	if (cb_json_rows(data, len, path, &timing_rows, &rows, &t->n, err) < 0)
 		return -1;
-	}
+	t->rows = rows;
 	if (t->n == 0)
 		return cb_fail(err, "%s: no timing rows", path);
 	return 0;

@@ -162,14 +162,62 @@ json_t *cb_json_text(const char *s)
 	return j;
 }
 
-int cb_json_lines(const char *data, size_t len, const char *path,
-		  int (*each)(const char *line, size_t lineno, void *ctx, struct cb_err *err), void *ctx,
-		  struct cb_err *err)
+/* The rows cb_json_rows has read so far. */
+struct rows {
+	const struct cb_json_row_kind *kind;
+	const char *path;
+	char *v;             /* n rows of kind->size bytes */
+	size_t n;
+};
+
+/* Free every row read so far. */
+static void rows_release(struct rows *r)
 {
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		r->kind->release(r->v + i * r->kind->size);
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+}
+
+/* Parse one line into a new row at the end of r, unless its name was seen. */
+static int add_row(struct rows *r, const char *line, size_t lineno, struct cb_err *err)
+{
+	const struct cb_json_row_kind *k = r->kind;
+	char *v = realloc(r->v, (r->n + 1) * k->size), *row;
+	size_t i;
+
+	if (!v)
+		return cb_fail(err, "%s: out of memory", r->path);
+	r->v = v;
+	row = v + r->n * k->size;
+	memset(row, 0, k->size);
+	if (k->parse(line, r->path, lineno, row, err) < 0) {
+		k->release(row);
+		return -1;
+	}
+	for (i = 0; i < r->n; i++)
+		if (strcmp(k->name(v + i * k->size), k->name(row)) == 0) {
+			cb_fail(err, "%s:%zu: row '%s' appears twice", r->path, lineno, k->name(row));
+			k->release(row);
+			return -1;
+		}
+	r->n++;
+	return 0;
+}
+
+int cb_json_rows(const char *data, size_t len, const char *path, const struct cb_json_row_kind *kind,
+		 void **rows, size_t *n, struct cb_err *err)
+{
+	struct rows r = { kind, path, NULL, 0 };
 	char *buf = strndup(data, len), *p, *nl;
 	size_t lineno = 0;
 	int rc = 0;
 
+	*rows = NULL;
+	*n = 0;
 	if (!buf)
 		return cb_fail(err, "%s: out of memory", path);
 	if (strlen(buf) != len) {
@@ -182,10 +230,16 @@ int cb_json_lines(const char *data, size_t len, const char *path,
 		if (nl)
 			*nl = '\0';
 		if (*p)
-			rc = each(p, lineno, ctx, err) < 0 ? -1 : 0;
+			rc = add_row(&r, p, lineno, err);
 		if (!nl)
 			break;
 	}
 	free(buf);
-	return rc;
+	if (rc < 0) {
+		rows_release(&r);
+		return -1;
+	}
+	*rows = r.v;
+	*n = r.n;
+	return 0;
 }

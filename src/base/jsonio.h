@@ -14,12 +14,24 @@
 json_t *cb_json_load_file(const char *path, struct cb_err *err);
 json_t *cb_json_load_buf(const char *buf, size_t len, const char *name, struct cb_err *err);
 
-/* Call each(line, lineno, ctx, err) for every non-empty line of the text
- * data (len bytes of path, one JSON document a line): a NUL byte in it is
- * refused, and the first call that returns < 0 ends the walk with -1. */
-int cb_json_lines(const char *data, size_t len, const char *path,
-		  int (*each)(const char *line, size_t lineno, void *ctx, struct cb_err *err), void *ctx,
-		  struct cb_err *err);
+/* One kind of row of a JSON Lines file, for cb_json_rows: its size; parse
+ * fills a zeroed row from one line (path and lineno for its errors), and
+ * leaves it for release to free even when it fails; name is the row's
+ * name, which no two rows of a file may share. */
+struct cb_json_row_kind {
+	size_t size;
+	int (*parse)(const char *line, const char *path, size_t lineno, void *row, struct cb_err *err);
+	void (*release)(void *row);
+	const char *(*name)(const void *row);
+};
+
+/* Every non-empty line of the text data (len bytes of path, one JSON
+ * document a line) as a row of kind, into *rows (a new array of *n rows,
+ * NULL when none; the caller releases each and frees it). A NUL byte, a
+ * line parse refuses and a row named twice are refused ("path:line: row
+ * 'x' appears twice"), and then nothing is kept. */
+int cb_json_rows(const char *data, size_t len, const char *path, const struct cb_json_row_kind *kind,
+		 void **rows, size_t *n, struct cb_err *err);
 
 /* Serialise deterministically: sorted keys, two-space indent, final newline.
  * Reals are refused (their printing is the library's choice, not ours): the

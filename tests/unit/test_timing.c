@@ -91,8 +91,26 @@ static void refusals(void **state)
 		struct cb_err err = CB_ERR_INIT;
 		assert_int_equal(cb_timing_parse(rows[i].text, strlen(rows[i].text), "t.jsonl", &t, &err), -1);
 		assert_string_equal(err.msg, rows[i].msg);
+		/* a refused file keeps none of its rows, not even the good first one */
+		assert_int_equal(t.n, 0);
+		assert_null(t.rows);
 		cb_timing_release(&t);
 	}
+}
+
+/* A NUL byte inside a line is refused, not taken for the text's end. */
+static void nul_byte(void **state)
+{
+	static const char text[] = "{\"row\": \"r\", \"timer\": \"graph\", \"timer_reason\": \"x\", "
+				   "\"samples_ns\": [5]}\n\0{}\n";
+	struct cb_timing t;
+	struct cb_err err = CB_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(cb_timing_parse(text, sizeof(text) - 1, "t.jsonl", &t, &err), -1);
+	assert_string_equal(err.msg, "t.jsonl: a NUL byte in a text file");
+	assert_int_equal(t.n, 0);
+	cb_timing_release(&t);
 }
 
 static void sorted_median(void **state)
@@ -113,6 +131,7 @@ int main(void)
 		cmocka_unit_test(full_row),
 		cmocka_unit_test(bare_row),
 		cmocka_unit_test(refusals),
+		cmocka_unit_test(nul_byte),
 		cmocka_unit_test(sorted_median),
 	};
 
