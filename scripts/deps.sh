@@ -6,7 +6,8 @@
 #           (the fuzz test of the inventory reader) and jsonschema (the
 #           receipts checked against docs/schema), the openssl command
 #           (keys for the signed-seal tests), git and xz (runs committed as
-#           .tar.xz archives under campaigns/*/archives/)
+#           .tar.xz archives under campaigns/*/archives/), and strace (the
+#           test that counts what caliber report opens)
 #   --ci:   also clang (libFuzzer targets), chromium and python3-pil (the
 #           report's browser test renders its HTML and reads the screenshot),
 #           groff (the man pages render without a warning),
@@ -34,6 +35,7 @@ fi
 need_cmd openssl openssl
 need_cmd git git
 need_cmd xz xz-utils
+need_cmd strace strace
 need_cmd python3 python3
 # Debian's python3-pytest serves /usr/bin/python3; a python3 earlier on PATH
 # (pyenv, a venv) may lack it, and tests/run.sh looks for one that has it.
