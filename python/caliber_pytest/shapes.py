@@ -56,12 +56,15 @@ def pytest_unconfigure(config):
     drop_request_state(config, STATE)
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """Deselect the dtypes the workload does not measure. In the correctness
     phase, a selection none of whose tests has those dtypes is run whole, and
     the log says so: a corpus's own reduced mode (FlagGems' --quick tests
     float32 only) still checks the operator, where deselecting every test
-    would call the task unsupported."""
+    would call the task unsupported. It runs last, on the tests that -m and
+    -k kept: FlagGems selects a task's tests with -m OP, and the tests of
+    other marks beside them have no dtype to look at."""
     state = request_state(config, STATE)
     kept, dropped = _shapes.split_by_dtype(items, state.dtypes if state is not None else None, item_dtype)
     if dropped and not kept and os.environ.get("CALIBER_PHASE") == "correctness":

@@ -86,12 +86,30 @@ def test_perf(dtype, caliber_shapes, request):
 """
 
 
-def _run_corpus(tmp_path, env):
+# FlagGems' tests/test_addmm.py in small: the operator's test, marked with
+# its name and float32 only under --quick, beside tests of other marks
+# without a dtype parameter; a task selects its own with -m addmm.
+MARKED_TEST = """
+import pytest
+
+@pytest.mark.addmm
+@pytest.mark.parametrize("dtype", ["float32"])
+@pytest.mark.parametrize("b_column_major", [True, False])
+def test_addmm(dtype, b_column_major):
+    print("ADDMM", dtype, b_column_major)
+
+@pytest.mark.addmm_dtype
+def test_addmm_dtype_fp32_accum():
+    print("OTHER")
+"""
+
+
+def _run_corpus(tmp_path, env, test=CORPUS_TEST, args=()):
     (tmp_path / "conftest.py").write_text(textwrap.dedent(CORPUS_CONFTEST))
-    (tmp_path / "test_corpus.py").write_text(textwrap.dedent(CORPUS_TEST))
+    (tmp_path / "test_corpus.py").write_text(textwrap.dedent(test))
     full_env = dict(os.environ, PYTHONPATH=PYTHON_DIR, **env)
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p",
-                           "caliber_pytest.shapes", "test_corpus.py"], cwd=tmp_path, env=full_env,
+                           "caliber_pytest.shapes", "test_corpus.py", *args], cwd=tmp_path, env=full_env,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -114,6 +132,17 @@ def test_correctness_runs_a_selection_none_of_whose_dtypes_is_measured(tmp_path)
             "running them all at the corpus's own dtypes") in proc.stdout
     proc = _run_corpus(tmp_path, dict(env, CALIBER_PHASE="a"))
     assert proc.returncode == 5 and "3 deselected" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_correctness_looks_at_the_tests_the_marker_selected(tmp_path):
+    """FlagGems' addmm task runs `--quick tests/test_addmm.py -m addmm`: the dtype check sees the
+    two float32 tests -m kept, not the test of another mark without a dtype, so correctness runs them
+    (on the H100 of 2026-12-06 it saw that test, deselected both, and -m then deselected it: exit 5)."""
+    env = {"CALIBER_DTYPES": "float16", "CALIBER_SHAPES": "{}", "CALIBER_PHASE": "correctness"}
+    proc = _run_corpus(tmp_path, env, MARKED_TEST, ("-m", "addmm", "-W", "ignore::pytest.PytestUnknownMarkWarning"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed, 1 deselected" in proc.stdout and "OTHER" not in proc.stdout
+    assert "none of the 2 selected tests has the workload's dtypes (float16)" in proc.stdout
 
 
 def test_plugin_defaults_without_workload_settings(tmp_path):
