@@ -46,11 +46,13 @@ t0=$(date +%s)
 echo "wave $step: in $PWD"
 # A machine given back between calls loses the demo folder: the results a
 # previous call brought back, carried again in .carry/wave/, restore it.
-if ! ls -d caliber-demo-* >/dev/null 2>&1 && ls .carry/wave/*.tgz >/dev/null 2>&1; then
+# The demo's folders are caliber-demo-<UTC time>; caliber-demo-aa/ (the aa
+# step's) sorts after them and is never the demo's.
+if ! ls -d caliber-demo-2* >/dev/null 2>&1 && ls .carry/wave/*.tgz >/dev/null 2>&1; then
 	for f in .carry/wave/demo.tgz .carry/wave/run-all.tgz; do [ -f "$f" ] && tar -xzf "$f"; done
-	echo "wave $step: restored $(ls -d caliber-demo-* | tail -1) from .carry/wave"
+	echo "wave $step: restored $(ls -d caliber-demo-2* | tail -1) from .carry/wave"
 fi
-demo=$(ls -d caliber-demo-* 2>/dev/null | tail -1)
+demo=$(ls -d caliber-demo-2* 2>/dev/null | tail -1)
 triton=$(python3 -c 'import os, triton; print(os.path.dirname(triton.__file__))')
 
 if [ "$step" = demo+all ]; then
@@ -62,7 +64,7 @@ case $step in
 demo)
 	./caliber demo >"$out/demo.txt" 2>&1
 	rc=$?
-	demo=$(ls -d caliber-demo-* | tail -1)
+	demo=$(ls -d caliber-demo-2* | tail -1)
 	tail -25 "$out/demo.txt"
 	tar -czf "$out/demo.tgz" "$demo"
 	;;
