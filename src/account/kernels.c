@@ -22,8 +22,11 @@ static void use_free(struct cb_kernel_use *u)
 	free(u->variant);
 }
 
-static void row_free(struct cb_kernel_row *r)
+/* Free what a struct cb_kernel_row holds (void *: a cb_json_row_kind's
+ * release). */
+static void row_free(void *row)
 {
+	struct cb_kernel_row *r = row;
 	size_t i;
 
 	for (i = 0; i < r->nk; i++)
@@ -80,10 +83,10 @@ static int line_kernels(const json_t *ks, const char *path, size_t lineno, struc
 	return 0;
 }
 
-/* Parse one line (NUL-terminated) into row. */
-static int kernel_line(const char *line, const char *path, size_t lineno, struct cb_kernel_row *row,
-		       struct cb_err *err)
+/* Parse one line (NUL-terminated) into out, a struct cb_kernel_row. */
+static int kernel_line(const char *line, const char *path, size_t lineno, void *out, struct cb_err *err)
 {
+	struct cb_kernel_row *row = out;
 	json_error_t je;
 	json_t *j = json_loads(line, JSON_REJECT_DUPLICATES, &je);
 	const json_t *error;
@@ -108,26 +111,15 @@ static int kernel_line(const char *line, const char *path, size_t lineno, struct
 	return rc;
 }
 
-/* kernel_line and row_free for cb_json_rows, which frees a row only by
- * this kind. */
-static int parse_kernel_row(const char *line, const char *path, size_t lineno, void *row, struct cb_err *err)
-{
-	return kernel_line(line, path, lineno, row, err);
-}
-
-static void release_kernel_row(void *row)
-{
-	row_free(row);
-}
-
+/* A row's name, for cb_json_rows. */
 static const char *kernel_row_name(const void *row)
 {
 	return ((const struct cb_kernel_row *)row)->row;
 }
 
-static const struct cb_json_row_kind kernel_rows = {
-	sizeof(struct cb_kernel_row), parse_kernel_row, release_kernel_row, kernel_row_name
-};
+/* A row of kernels.jsonl, as cb_json_rows reads one. */
+static const struct cb_json_row_kind kernel_rows = { sizeof(struct cb_kernel_row), kernel_line, row_free,
+						     kernel_row_name };
 
 int cb_kernel_file_parse(const char *data, size_t len, const char *path, struct cb_kernel_file *f,
 			 struct cb_err *err)

@@ -38,10 +38,11 @@ static void row_pacing(const json_t *th, struct cb_timing_row *row)
 		row->rested_ms += json_is_integer(v) ? (long long)json_integer_value(v) : 0;
 }
 
-/* Parse one timing.jsonl line (already NUL-terminated) into row. */
-static int timing_line(const char *line, const char *path, size_t lineno,
-		       struct cb_timing_row *row, struct cb_err *err)
+/* Parse one timing.jsonl line (already NUL-terminated) into out, a struct
+ * cb_timing_row. */
+static int timing_line(const char *line, const char *path, size_t lineno, void *out, struct cb_err *err)
 {
+	struct cb_timing_row *row = out;
 	json_error_t je;
 	json_t *j = json_loads(line, JSON_REJECT_DUPLICATES, &je), *s, *v;
 	const char *name, *timer, *why;
@@ -96,8 +97,12 @@ static int timing_line(const char *line, const char *path, size_t lineno,
 	return 0;
 }
 
-static void timing_row_free(struct cb_timing_row *r)
+/* Free what a struct cb_timing_row holds (void *: a cb_json_row_kind's
+ * release). */
+static void timing_row_free(void *row)
 {
+	struct cb_timing_row *r = row;
+
 	free(r->row);
 	free(r->timer);
 	free(r->timer_reason);
@@ -120,26 +125,15 @@ int cb_timing_load(const char *path, struct cb_timing *t, struct cb_err *err)
 	return rc;
 }
 
-/* timing_line and timing_row_free for cb_json_rows, which frees a row
- * only by this kind. */
-static int parse_timing_row(const char *line, const char *path, size_t lineno, void *row, struct cb_err *err)
-{
-	return timing_line(line, path, lineno, row, err);
-}
-
-static void release_timing_row(void *row)
-{
-	timing_row_free(row);
-}
-
+/* A row's name, for cb_json_rows. */
 static const char *timing_row_name(const void *row)
 {
 	return ((const struct cb_timing_row *)row)->row;
 }
 
-static const struct cb_json_row_kind timing_rows = {
-	sizeof(struct cb_timing_row), parse_timing_row, release_timing_row, timing_row_name
-};
+/* A row of timing.jsonl, as cb_json_rows reads one. */
+static const struct cb_json_row_kind timing_rows = { sizeof(struct cb_timing_row), timing_line, timing_row_free,
+						     timing_row_name };
 
 int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_timing *t,
 		    struct cb_err *err)

@@ -270,13 +270,17 @@ static void alias_names(void **state)
 		"%0 = ttg.convert_layout %x : tensor<4xf32, #a> -> tensor<4xf32, #b> loc(#loc1)\n"
 		"%1 = ttg.convert_layout %x : tensor<4xf32, #a> -> tensor<4xf32, #b> loc(#loc12)\n"
 		"%2 = ttg.convert_layout %x : tensor<4xf32, #a> -> tensor<4xf32, #b> loc(#loc)\n";
+	static const struct {
+		const char *file;
+		long long line, col;
+	} want[] = { { "a.py", 1, 1 }, { "b.py", 12, 2 }, { "c.py", 3, 3 } };
 	struct cb_ir_module m;
+	size_t i;
 
 	(void)state;
 	parse(text, 3, &m);
-	frame_is(&m.ops[0], 0, "a.py", 1, 1, NULL);
-	frame_is(&m.ops[1], 0, "b.py", 12, 2, NULL);
-	frame_is(&m.ops[2], 0, "c.py", 3, 3, NULL);
+	for (i = 0; i < 3; i++)
+		frame_is(&m.ops[i], 0, want[i].file, want[i].line, want[i].col, NULL);
 	cb_ir_module_release(&m);
 }
 
