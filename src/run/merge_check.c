@@ -1,7 +1,11 @@
 /* merge_check.c: every check `caliber merge` makes of the shards and the
  * output root before anything is written (check_shards): each shard's
  * campaign receipt, that the shards belong together, the deal, what each
- * holds, its signature. merge.c writes the merged run. */
+ * holds, its signature. merge.c writes the merged run. A shard is not
+ * opened through the run view (account/runview.h): merge verifies each
+ * shard while it copies it (cb_verify_or_fail_observed), one pass over its
+ * bytes, where the view's verifying pass would be a second; here only its
+ * campaign receipt is read, before anything is written. */
 #include "merge_int.h"
 
 #include <errno.h>
