@@ -81,17 +81,19 @@ endif
 $(BUILD)/caliber: $(BUILD)/main.o $(CMD_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/%.o: src/%.c $(HDRS) $(BUILD)/version.h | $(BUILD)
+$(BUILD)/%.o: src/%.c $(HDRS) $(BUILD)/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(BUILD)/cmd/%.o: src/cmd/%.c $(HDRS) $(BUILD)/version.h | $(BUILD)
+$(BUILD)/cmd/%.o: src/cmd/%.c $(HDRS) $(BUILD)/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Isrc/cmd -c -o $@ $<
 
 # version.h carries the version and the commit the build came from; it is
-# rewritten only when either changes, so a rebuild stays incremental.
-$(BUILD)/version.h: FORCE | $(BUILD)
+# rewritten only when either changes, so a rebuild stays incremental. Every
+# rule that writes into $(BUILD) makes the folder it writes to.
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(@D)
 	@commit=$$(git rev-parse -q --verify HEAD 2>/dev/null); \
 	if [ -z "$$commit" ]; then \
 	  if git rev-parse --git-dir >/dev/null 2>&1; then commit="unknown (no commit in this checkout yet)"; \
@@ -100,20 +102,17 @@ $(BUILD)/version.h: FORCE | $(BUILD)
 	printf '#define CALIBER_VERSION "%s"\n#define CALIBER_COMMIT "%s"\n' '$(VERSION)' "$$commit" > $@.tmp; \
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD):
-	mkdir -p $(BUILD)/cmd $(BUILD)/tests/lib $(BUILD)/tools
-
-$(BUILD)/tests/lib/%.o: tests/lib/%.c tests/lib/*.h $(HDRS) $(BUILD)/version.h | $(BUILD)
+$(BUILD)/tests/lib/%.o: tests/lib/%.c tests/lib/*.h $(HDRS) $(BUILD)/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Itests/lib -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) $(TLIB_OBJ) $(HDRS) | $(BUILD)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) $(TLIB_OBJ) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(TLIB_OBJ) $(LIBS_ALL) $(CMOCKA_LIBS)
 
 # Test tools: small programs the CLI tests use to build and seal run roots
 # through the same library the binary uses.
-$(BUILD)/tools/%: tests/tools/%.c $(LIB_OBJ) $(TLIB_OBJ) $(HDRS) | $(BUILD)
+$(BUILD)/tools/%: tests/tools/%.c $(LIB_OBJ) $(TLIB_OBJ) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(TLIB_OBJ) $(LIBS_ALL)
 

@@ -118,8 +118,9 @@ static const char *kernel_row_name(const void *row)
 }
 
 /* A row of kernels.jsonl, as cb_json_rows reads one. */
-static const struct cb_json_row_kind kernel_rows = { sizeof(struct cb_kernel_row), kernel_line, row_free,
-						     kernel_row_name };
+static const struct cb_json_row_kind kernel_rows = {
+	.size = sizeof(struct cb_kernel_row), .parse = kernel_line, .release = row_free, .name = kernel_row_name
+};
 
 int cb_kernel_file_parse(const char *data, size_t len, const char *path, struct cb_kernel_file *f,
 			 struct cb_err *err)

@@ -132,8 +132,9 @@ static const char *timing_row_name(const void *row)
 }
 
 /* A row of timing.jsonl, as cb_json_rows reads one. */
-static const struct cb_json_row_kind timing_rows = { sizeof(struct cb_timing_row), timing_line, timing_row_free,
-						     timing_row_name };
+static const struct cb_json_row_kind timing_rows = {
+	.size = sizeof(struct cb_timing_row), .parse = timing_line, .release = timing_row_free, .name = timing_row_name
+};
 
 int cb_timing_parse(const char *data, size_t len, const char *path, struct cb_timing *t,
 		    struct cb_err *err)
